@@ -1,0 +1,41 @@
+# Two commands on a fresh machine with only Python: `make demo` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+DEV_STAMP := $(VENV)/.installed-dev
+
+.PHONY: demo test test-slow lint bench soak clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(DEV_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	touch $@ $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/parlour demo
+
+test: $(DEV_STAMP)
+	$(BIN)/python -m pytest -q
+
+test-slow: $(DEV_STAMP)
+	$(BIN)/python -m pytest -q -m slow
+
+lint: $(DEV_STAMP)
+	$(BIN)/ruff check .
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/env_speed.py
+
+soak: $(STAMP)
+	$(BIN)/python benchmarks/soak.py german_whist_v0 --games 10000
+
+clean:
+	rm -rf $(VENV) build *.egg-info

@@ -1,0 +1,62 @@
+"""Agents named by spec strings: ``random``, ``heuristic``, ``heuristic:-win_cheaply``, ….
+
+``make(spec, env_name)`` builds one. A heuristic spec may switch the bot's options (the seed's
+strategy tips) on with ``+name`` or off with ``-name``, comma-separated.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from .base import Agent, RandomAgent, Turn
+
+# env name -> "module:Class" of its heuristic bot
+HEURISTICS = {
+    "german_whist_v0": "parlour.agents.german_whist:GermanWhistHeuristic",
+}
+
+
+def heuristic_class(env_name: str) -> type[Agent]:
+    """The heuristic bot class of an env."""
+    if env_name not in HEURISTICS:
+        raise ValueError(f"no heuristic bot for {env_name!r} yet")
+    mod, cls = HEURISTICS[env_name].split(":")
+    return getattr(importlib.import_module(mod), cls)
+
+
+def parse_switches(text: str) -> dict[str, bool]:
+    """``"-win_cheaply,+save_trumps"`` -> ``{"win_cheaply": False, "save_trumps": True}``."""
+    out: dict[str, bool] = {}
+    for token in filter(None, (t.strip() for t in text.split(","))):
+        if token[0] not in "+-" or len(token) < 2:
+            raise ValueError(
+                f"bad switch {token!r}: write +name to turn an option on or -name to turn it off"
+            )
+        out[token[1:]] = token[0] == "+"
+    return out
+
+
+def make(spec: str, env_name: str, seed: int | None = None, **context: Any) -> Agent:
+    """Build an agent from its spec string for the env ``env_name``.
+
+    ``context`` carries what some agents need (e.g. ``env_options`` for checkpoint agents).
+    Raises ValueError with the accepted forms for an unknown spec.
+    """
+    if not isinstance(spec, str) or not spec.strip():
+        raise ValueError(f"agent spec must be a non-empty string, got {spec!r}")
+    kind, _, arg = spec.strip().partition(":")
+    if kind == "random":
+        if arg:
+            raise ValueError("the random agent takes no options")
+        return RandomAgent(seed)
+    if kind == "heuristic":
+        cls = heuristic_class(env_name)
+        return cls(seed=seed, **parse_switches(arg))
+    raise ValueError(
+        f"unknown agent spec {spec!r}; use random, heuristic or heuristic:-tip,+tip"
+    )
+
+
+__all__ = ["HEURISTICS", "Agent", "RandomAgent", "Turn", "heuristic_class", "make",
+           "parse_switches"]

@@ -1,0 +1,66 @@
+"""The agent protocol shared by the arena, the play CLI and training.
+
+An agent is called once per decision with a `Turn`: the player's observation and action mask,
+and, for rule-based bots that read the engine as RLCard's rule models do, the engine and its
+state. Bots must only use what the seat may know (its own hand plus public information); the
+tests check that by changing hidden cards and asserting the bot's choice does not move.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..envs.core.engine import Game
+
+
+@dataclass
+class Turn:
+    """One decision: who acts, what they observe, and the engine view for rule-based bots."""
+
+    game: Game
+    state: Any
+    seat: int
+    observation: np.ndarray
+    mask: np.ndarray
+
+    def legal_actions(self) -> list[int]:
+        """The legal action ids (from the mask, so they agree with what the env offers)."""
+        return np.flatnonzero(self.mask).tolist()
+
+
+class Agent(ABC):
+    """Maps a `Turn` to a legal action id."""
+
+    #: the spec string that recreates this agent (``"random"``, ``"heuristic:-win_cheaply"``)
+    spec: str = "agent"
+
+    def reset(self, seed: int | None = None) -> None:
+        """Called before each game; agents with randomness reseed here."""
+
+    @abstractmethod
+    def act(self, turn: Turn) -> int:
+        """The action to take."""
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.spec}>"
+
+
+class RandomAgent(Agent):
+    """Uniformly random legal moves."""
+
+    spec = "random"
+
+    def __init__(self, seed: int | None = None):
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+
+    def act(self, turn: Turn) -> int:
+        legal = turn.legal_actions()
+        return legal[int(self.rng.integers(len(legal)))]

@@ -1,0 +1,321 @@
+"""German Whist and Honeymoon Whist: the rules engine.
+
+Implements seed ``004_d8444d2889c5bb38.txt`` with the gaps resolved as in
+``shared/rules-notes.md`` §2; ``docs/games/german_whist.md`` lists every rule with the sentence it
+rests on. Plain Python, no RNG: the deal is a sequence of chance outcomes (first dealer, then the
+cards in the order hand 0, hand 1, stock from the top), so tests and ``reset(options={"deal": …})``
+can force any deal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from ..core.cards import FRENCH_52, FRENCH_54, cards_in, mask_of
+from ..core.deal import check_partition, deal_list, parse_cards, parse_dealer, parse_hands
+from ..core.engine import CHANCE, TERMINAL, Game, check_choice, check_keys
+from . import observation
+from .state import Phase, State
+
+HAND_SIZE = 13
+STAGE2_TRICKS = 13
+TRICKS_TO_WIN = 7  # "Whoever takes 7 or more of the 13 tricks in stage 2 wins the game"
+SPADES = 0
+
+VARIANTS = ("german", "honeymoon")
+EPISODES = ("deal", "match")
+
+
+class GermanWhist(Game[State]):
+    """German Whist (``variant="german"``) or Honeymoon Whist (``variant="honeymoon"``).
+
+    Options:
+        variant: ``"german"`` (seed, 52 cards, one deal) or ``"honeymoon"`` (Jonny Groves).
+        episode: ``"deal"`` or ``"match"``; Honeymoon only, default ``"match"`` (deals with
+            alternating dealer until a player has ``match_target`` match points). German Whist is
+            one deal by the seed, so it only accepts ``"deal"``.
+        match_target: match points that win a Honeymoon match (seed: 14).
+    """
+
+    reset_option_keys = frozenset({"dealer"})
+
+    def __init__(
+        self, variant: str = "german", episode: str | None = None, match_target: int = 14
+    ):
+        self.variant = check_choice("variant", variant, VARIANTS)
+        self.honeymoon = variant == "honeymoon"
+        if episode is None:
+            episode = "match" if self.honeymoon else "deal"
+        self.episode = check_choice("episode", episode, EPISODES)
+        if not self.honeymoon and episode == "match":
+            raise ValueError(
+                "episode='match' needs variant='honeymoon': German Whist is a single deal "
+                "(the seed: 'the game is decided as soon as a player has 7 of them')"
+            )
+        if isinstance(match_target, bool) or not isinstance(match_target, int) or match_target < 1:
+            raise ValueError(f"match_target must be a positive integer, got {match_target!r}")
+        self.match_target = match_target
+        self.deck = FRENCH_54 if self.honeymoon else FRENCH_52
+        self.stock_size = self.deck.size - 2 * HAND_SIZE  # 26, or 28 with the jokers
+        self.jokers = self.deck.suit_mask[4]
+        self.name = "german_whist_v0"
+        self.num_players = 2
+        self.num_actions = self.deck.size
+        self.observation_size = observation.size(self.deck.size)
+        # Card strength inside its suit: higher wins. Jokers: High > Low > ace of trumps.
+        self._strength = [13 - r for r in self.deck.rank]
+        if self.honeymoon:
+            self._strength[self.deck.card("JKH")] = 15
+            self._strength[self.deck.card("JKL")] = 14
+
+    def __repr__(self) -> str:
+        return f"GermanWhist(variant={self.variant!r}, episode={self.episode!r})"
+
+    # --- chance: who deals, and the deal ---------------------------------------------------
+    def new_state(self) -> State:
+        return State()
+
+    def current_player(self, state: State) -> int:
+        if state.phase == Phase.PLAY:
+            return state.to_play
+        if state.phase == Phase.OVER:
+            return TERMINAL
+        return CHANCE
+
+    def chance_outcomes(self, state: State) -> list[tuple[int, float]]:
+        if state.phase == Phase.CHOOSE_DEALER:
+            return [(0, 0.5), (1, 0.5)]
+        if state.phase == Phase.DEAL:
+            left = [c for c in range(self.deck.size) if c not in set(state.dealt)]
+            return [(c, 1.0 / len(left)) for c in left]
+        raise ValueError("not a chance node")
+
+    def sample_chance(self, state: State, rng: np.random.Generator) -> list[int]:
+        if state.phase == Phase.DEAL:
+            # The rest of the shuffle at once: the same distribution as card-by-card draws.
+            left = self.deck.all_mask & ~mask_of(state.dealt)
+            return [cards_in(left)[i] for i in rng.permutation(left.bit_count()).tolist()]
+        return super().sample_chance(state, rng)
+
+    def apply(self, state: State, action: int) -> None:
+        if state.phase == Phase.PLAY:
+            self._play(state, action)
+        elif state.phase == Phase.DEAL:
+            self._deal_card(state, action)
+        elif state.phase == Phase.CHOOSE_DEALER:
+            if action not in (0, 1):
+                raise self.illegal(state, action, "the dealer is seat 0 or 1")
+            state.dealer = action
+            state.phase = Phase.DEAL
+        else:
+            raise self.illegal(state, action, "the game is over")
+
+    def _deal_card(self, state: State, card: int) -> None:
+        if not 0 <= card < self.deck.size or card in state.dealt:
+            raise self.illegal(state, card, "that card is not left in the pack")
+        state.dealt.append(card)
+        n = len(state.dealt)
+        if n <= HAND_SIZE:
+            state.hands[0] |= 1 << card
+        elif n <= 2 * HAND_SIZE:
+            state.hands[1] |= 1 << card
+        else:
+            state.stock.append(card)
+        if n == self.deck.size:
+            self._start_play(state)
+
+    def _start_play(self, state: State) -> None:
+        # "turn its top card face up. That card's suit is trumps for the whole deal."
+        # Honeymoon: "If a Joker is turned up to set trumps, spades are trumps."
+        top = state.stock[0]
+        state.trump = SPADES if (1 << top) & self.jokers else self.deck.suit[top]
+        state.trump_mask = self.deck.suit_mask[state.trump] | self.jokers
+        # "The non-dealer leads the first trick."
+        state.leader = state.to_play = 1 - state.dealer
+        state.phase = Phase.PLAY
+
+    # --- play ---------------------------------------------------------------------------
+    def legal_mask(self, state: State) -> int:
+        """The legal cards of the player to act, as a bitmask."""
+        hand = state.hands[state.to_play]
+        if state.lead < 0:
+            return hand  # the leader may lead any card
+        if self.honeymoon and state.stage == 1:
+            return hand  # Honeymoon: "In stage 1 you may play any card."
+        # "Follow suit if you can. If you can't, play any card." (Jokers follow as trumps.)
+        follow = hand & self._suit_of_mask(state, state.lead)
+        return follow or hand
+
+    def legal_actions(self, state: State) -> list[int]:
+        if state.phase != Phase.PLAY:
+            return []
+        return cards_in(self.legal_mask(state))
+
+    def _suit_of_mask(self, state: State, card: int) -> int:
+        """All cards of ``card``'s suit for following (a joker belongs to the trump suit)."""
+        if (1 << card) & state.trump_mask:
+            return state.trump_mask
+        return self.deck.suit_mask[self.deck.suit[card]]
+
+    def _play(self, state: State, card: int) -> None:
+        player = state.to_play
+        bit = 1 << card if 0 <= card < self.deck.size else 0
+        if not bit & state.hands[player]:
+            raise self.illegal(state, card, f"player_{player} does not hold that card")
+        if not bit & self.legal_mask(state):
+            raise self.illegal(state, card, "you must follow suit")
+        state.hands[player] ^= bit
+        state.seen[player] &= ~bit
+        state.played |= bit
+        if state.lead < 0:
+            state.lead = card
+            state.to_play = 1 - player
+            return
+        lead = state.lead
+        if not self.honeymoon or state.stage == 2:
+            # Failing to follow shows the follower holds no other card of the suit led.
+            if not bit & self._suit_of_mask(state, lead):
+                suit = state.trump if (1 << lead) & state.trump_mask else self.deck.suit[lead]
+                state.voids[player] |= 1 << suit
+        winner = state.leader if self._beats(state, lead, card) else player
+        state.last_trick = (lead, card, winner)
+        state.lead = -1
+        if state.stage == 1:
+            self._draw(state, winner)
+            state.tricks1[winner] += 1
+        else:
+            state.tricks2[winner] += 1
+        state.leader = state.to_play = winner  # "The winner of each trick leads the next."
+        self._check_end(state, winner)
+
+    def _beats(self, state: State, lead: int, follow: int) -> bool:
+        """True when the led card wins against the card that followed it."""
+        trumps = state.trump_mask
+        if (1 << follow) & trumps:
+            if not (1 << lead) & trumps:
+                return False  # "unless a trump is played, and then the trump wins"
+            return self._strength[lead] > self._strength[follow]
+        if (1 << lead) & trumps or self.deck.suit[follow] != self.deck.suit[lead]:
+            return True  # an off-suit card that is not a trump cannot win
+        return self._strength[lead] > self._strength[follow]
+
+    def _draw(self, state: State, winner: int) -> None:
+        # "the winner of each trick must take the face-up card from the stock. The loser takes
+        # the next card face down without showing it. Then turn the next card of the stock."
+        prize, hidden = state.stock[state.stock_pos], state.stock[state.stock_pos + 1]
+        loser = 1 - winner
+        state.hands[winner] |= 1 << prize
+        state.seen[winner] |= 1 << prize
+        state.hands[loser] |= 1 << hidden
+        state.voids[loser] = 0  # the hidden card may be of any suit
+        state.stock_pos += 2
+
+    def _check_end(self, state: State, winner: int) -> None:
+        if not self.honeymoon:
+            if state.tricks2[winner] >= TRICKS_TO_WIN:  # "decided as soon as … 7 of them"
+                state.winner = winner
+                state.phase = Phase.OVER
+            return
+        if state.hands[0] or state.hands[1]:
+            return
+        # Honeymoon: "The player who takes 14 or more of the 27 tricks scores 1 match point for
+        # each trick over 13." 27 is odd, so exactly one player scores.
+        totals = [state.tricks1[p] + state.tricks2[p] for p in (0, 1)]
+        scorer = 0 if totals[0] > totals[1] else 1
+        state.match[scorer] += totals[scorer] - 13
+        state.deal_no += 1
+        if self.episode == "deal" or state.match[scorer] >= self.match_target:
+            state.winner = scorer
+            state.phase = Phase.OVER
+        else:
+            self._next_deal(state)
+
+    def _next_deal(self, state: State) -> None:
+        # "Play several deals. The deal alternates"
+        match, deal_no, dealer = state.match, state.deal_no, state.dealer
+        fresh = State()
+        for name in State.__slots__:
+            setattr(state, name, getattr(fresh, name))
+        state.match, state.deal_no = match, deal_no
+        state.dealer = 1 - dealer
+        state.phase = Phase.DEAL
+
+    # --- results --------------------------------------------------------------------------
+    def returns(self, state: State) -> list[float]:
+        """German Whist: +1 / -1 for the deal. Honeymoon: the deal's match points (winner +,
+        loser -) with ``episode="deal"``; +1 / -1 for the match with ``episode="match"``."""
+        if state.phase != Phase.OVER:
+            return [0.0, 0.0]
+        w = state.winner
+        value = 1.0
+        if self.honeymoon and self.episode == "deal":
+            value = float(state.match[w])
+        return [value if p == w else -value for p in (0, 1)]
+
+    def info(self, state: State) -> dict[str, Any]:
+        return {
+            "stage": state.stage if state.phase == Phase.PLAY else 0,
+            "tricks_stage1": tuple(state.tricks1),
+            "tricks_stage2": tuple(state.tricks2),
+            "match_points": tuple(state.match),
+            "deal": state.deal_no,
+        }
+
+    # --- names, observation, rendering ---------------------------------------------------
+    def action_name(self, action: int) -> str:
+        return self.deck.format(action)
+
+    def action_id(self, name: str) -> int:
+        return self.deck.card(name)
+
+    def observe(self, state: State, player: int) -> np.ndarray:
+        return observation.encode(self, state, player)
+
+    def forced_chance(self, options: Mapping[str, Any]) -> list[int]:
+        """Chance outcomes for ``{"dealer": d}`` and/or ``{"deal": …}`` / ``{"deals": [...]}``.
+
+        A deal is ``{"dealer": d, "hands": [[13 names], [13 names]], "stock": [top first …]}``;
+        in a match the dealer of later deals is fixed by alternation and may be left out.
+        """
+        deals = deal_list(options)
+        if len(deals) > 1 and self.episode == "deal":
+            raise ValueError("options['deals'] gives several deals but the episode is one deal")
+        first_dealer = None
+        if "dealer" in options:
+            first_dealer = parse_dealer(options, 2)
+        out: list[int] = []
+        for i, deal in enumerate(deals):
+            check_keys(f"deal {i}", deal, ("dealer", "hands", "stock"))
+            dealer = parse_dealer(deal, 2)
+            if i == 0:
+                if first_dealer is not None and dealer is not None and dealer != first_dealer:
+                    raise ValueError("options['dealer'] and deal['dealer'] disagree")
+                first_dealer = dealer if dealer is not None else first_dealer
+            elif dealer is not None and first_dealer is not None:
+                if dealer != (first_dealer + i) % 2:
+                    raise ValueError(
+                        f"deal {i}: dealer {dealer} breaks the alternation (the deal alternates "
+                        f"from dealer {first_dealer})"
+                    )
+            elif dealer is not None:
+                raise ValueError(f"deal {i} names a dealer but the first deal does not")
+            hands = parse_hands(self.deck, deal, 2, HAND_SIZE)
+            stock = parse_cards(self.deck, deal.get("stock"), f"deal {i} 'stock'")
+            if len(stock) != self.stock_size:
+                raise ValueError(
+                    f"deal {i}: the stock must have {self.stock_size} cards, got {len(stock)}"
+                )
+            check_partition(self.deck, [*hands, stock], f"deal {i}")
+            out.extend(hands[0] + hands[1] + stock)
+        if first_dealer is None and not deals:
+            return []
+        return [first_dealer, *out]  # None: the first dealer is left to chance
+
+    def render(self, state: State, viewer: int | None = None) -> str:
+        return observation.render(self, state, viewer)
+
+
+__all__ = ["GermanWhist", "Phase", "State"]
