@@ -1,0 +1,245 @@
+"""The ``parlour`` command: list envs, play against a bot, run the arena, run the demo.
+
+Every subcommand explains itself with ``--help``. Bad arguments print one clear line and exit
+with status 2; nothing prints a traceback for a user's mistake.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import yaml
+
+EXIT_USAGE = 2
+
+
+class UsageError(Exception):
+    """A user mistake: printed as one line, exit status 2."""
+
+
+def parse_options(pairs: Sequence[str] | None) -> dict[str, Any]:
+    """``["variant=honeymoon", "match_target=7"]`` -> ``{"variant": "honeymoon", ...}``.
+
+    Values are read as YAML scalars, so numbers, booleans and ``null`` get their types.
+    """
+    out: dict[str, Any] = {}
+    for pair in pairs or []:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(f"bad option {pair!r}: write KEY=VALUE, e.g. variant=honeymoon")
+        try:
+            out[key.strip()] = yaml.safe_load(value) if value.strip() else ""
+        except yaml.YAMLError:
+            out[key.strip()] = value
+    return out
+
+
+# --- list -------------------------------------------------------------------------------
+def cmd_list(args: argparse.Namespace) -> int:
+    from . import agents, envs
+
+    for name in envs.names():
+        mod = envs.module(name)
+        first = (mod.__doc__ or "").strip().splitlines()[0]
+        print(f"{name}: {first}")
+        for options in envs.VARIANTS.get(name, []):
+            print("    -o " + " -o ".join(f"{k}={v}" for k, v in options.items()))
+        bots = ["random"] + (["heuristic"] if name in agents.HEURISTICS else [])
+        print(f"    agents: {', '.join(bots)}")
+    return 0
+
+
+# --- arena ------------------------------------------------------------------------------
+def cmd_arena(args: argparse.Namespace) -> int:
+    from .training.arena import run_arena, save_json
+
+    result = run_arena(
+        args.env,
+        args.agents,
+        games=args.games,
+        duplicate=args.duplicate,
+        seed=args.seed,
+        env_options=parse_options(args.option),
+        progress=not args.quiet,
+    )
+    print(result.table())
+    if args.json:
+        save_json(result, args.json)
+        print(f"wrote {args.json}")
+    return 0
+
+
+# --- play -------------------------------------------------------------------------------
+def cmd_play(args: argparse.Namespace) -> int:
+    from . import agents, envs
+    from .agents.base import Turn
+
+    options = parse_options(args.option)
+    env = envs.make(args.env, **options)
+    raw = env.unwrapped
+    game = raw.game
+    if not 0 <= args.seat < game.num_players:
+        raise UsageError(f"--seat must be 0..{game.num_players - 1}, got {args.seat}")
+    bots = {
+        s: agents.make(args.opponent, args.env, seed=args.seed + s, env_options=options)
+        for s in range(game.num_players)
+        if s != args.seat
+    }
+    env.reset(seed=args.seed)
+    you = raw.possible_agents[args.seat]
+    print(f"You are {you}. Type a move by name (e.g. QS), 'help', or 'quit'.\n")
+    totals = {a: 0.0 for a in raw.possible_agents}
+    for name in env.agent_iter():
+        obs, reward, terminated, truncated, _ = env.last()
+        totals[name] += reward
+        if terminated or truncated:
+            env.step(None)
+            continue
+        seat = raw.agent_name_mapping[name]
+        if seat != args.seat:
+            turn = Turn(game, raw.state, seat, obs["observation"], obs["action_mask"])
+            action = bots[seat].act(turn)
+            print(f"{name} plays {game.action_name(action)}")
+            env.step(action)
+            continue
+        print()
+        print(game.render(raw.state, viewer=args.seat))
+        legal = raw.legal_actions(name)
+        action = _ask_move(game, legal)
+        if action is None:
+            print("Bye.")
+            return 0
+        env.step(action)
+    print()
+    print(game.render(raw.state, viewer=args.seat))
+    mine = totals[you]
+    verdict = "You win" if mine > 0 else "You lose" if mine < 0 else "Draw"
+    print(f"{verdict} (reward {mine:+g}).")
+    return 0
+
+
+def _ask_move(game, legal: list[int]) -> int | None:
+    names = [game.action_name(a) for a in legal]
+    while True:
+        print("Legal: " + " ".join(names))
+        try:
+            text = input("your move> ").strip()
+        except EOFError:
+            return None
+        if text.lower() in ("quit", "exit", "q"):
+            return None
+        if text.lower() in ("help", "?", ""):
+            print("Type one of the legal moves above (case and T for 10 are accepted).")
+            continue
+        try:
+            action = game.action_id(text)
+        except ValueError as err:
+            print(f"Not understood: {err}")
+            continue
+        if action not in legal:
+            print(f"{game.action_name(action)} is not legal now.")
+            continue
+        return action
+
+
+# --- demo -------------------------------------------------------------------------------
+def cmd_demo(args: argparse.Namespace) -> int:
+    from .training.arena import run_arena
+
+    print("Parlour demo: German Whist bots in the arena (duplicate deals, seats swapped).\n")
+    for options in ({"variant": "german"}, {"variant": "honeymoon", "episode": "deal"}):
+        for field in ("random", "heuristic:-open_hands"):
+            result = run_arena(
+                "german_whist_v0",
+                ["heuristic", field],
+                games=args.games,
+                duplicate=True,
+                seed=args.seed,
+                env_options=options,
+                progress=not args.quiet,
+            )
+            print(result.table())
+            print()
+    return 0
+
+
+# --- parser -----------------------------------------------------------------------------
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="parlour",
+        description="Card and dice games from old rule books as multi-agent RL environments.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    p = sub.add_parser("list", help="list the environments, their variants and bots")
+    p.set_defaults(func=cmd_list)
+
+    def env_arg(p: argparse.ArgumentParser) -> None:
+        p.add_argument("env", help="environment name, e.g. german_whist_v0 (see 'parlour list')")
+        p.add_argument(
+            "-o", "--option", action="append", metavar="KEY=VALUE",
+            help="environment option, repeatable (e.g. -o variant=honeymoon)",
+        )
+
+    p = sub.add_parser(
+        "arena",
+        help="play agents against each other and report win rates with 95%% CIs",
+        description="Candidate A against a field of B. Agents: random, heuristic, "
+        "heuristic:-tip,+tip.",
+    )
+    env_arg(p)
+    p.add_argument("--agents", nargs=2, required=True, metavar=("A", "B"),
+                   help="candidate and field agent specs")
+    p.add_argument("--games", type=_positive_int, default=200, help="games to play (200)")
+    p.add_argument("--duplicate", action="store_true",
+                   help="replay every deal with the seats swapped (paired comparison)")
+    p.add_argument("--seed", type=int, default=0, help="base seed for deals and agents (0)")
+    p.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_arena)
+
+    p = sub.add_parser("play", help="play a game in the terminal against a bot")
+    env_arg(p)
+    p.add_argument("--opponent", default="heuristic", help="the bots' agent spec (heuristic)")
+    p.add_argument("--seat", type=int, default=0, help="your seat (0)")
+    p.add_argument("--seed", type=int, default=0, help="seed for the deal and the bots (0)")
+    p.set_defaults(func=cmd_play)
+
+    p = sub.add_parser("demo", help="the main job on a small default budget")
+    p.add_argument("--games", type=_positive_int, default=200, help="games per match-up")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.set_defaults(func=cmd_demo)
+    return parser
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
+    return value
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``parlour`` console script."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except (UsageError, ValueError, FileNotFoundError) as err:
+        print(f"parlour {args.command}: error: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Arena, statistics and (later) self-play training."""

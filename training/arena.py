@@ -1,0 +1,201 @@
+"""The arena: agents play many games of an env and the results come with confidence intervals.
+
+Two agent specs ``A B`` mean a candidate ``A`` against a field of ``B``: ``A`` takes one seat (one
+team in partnership games) and ``B`` every other. Without ``--duplicate`` the candidate's seat
+rotates from game to game; with it every deal (the env seed) is replayed once per seating, so both
+agents hold the same cards and the paired per-deal difference removes the luck of the deal.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .. import agents as agents_mod
+from .. import envs
+from ..agents.base import Agent, Turn
+from .stats import Interval, mean_interval, wilson
+
+
+def play_game(
+    env, players: Sequence[Agent], seed: int | None = None, options: Mapping | None = None
+) -> list[float]:
+    """Play one episode; ``players[i]`` plays seat ``i``. Returns each seat's total reward."""
+    env.reset(seed=seed, options=options)
+    raw = env.unwrapped
+    totals = [0.0] * len(players)
+    for name in env.agent_iter():
+        seat = raw.agent_name_mapping[name]
+        obs, reward, terminated, truncated, _ = env.last()
+        totals[seat] += reward
+        if terminated or truncated:
+            env.step(None)
+            continue
+        turn = Turn(raw.game, raw.state, seat, obs["observation"], obs["action_mask"])
+        env.step(players[seat].act(turn))
+    return totals
+
+
+def teams_of(game) -> list[list[int]]:
+    """The seats that share a result: partnerships where the game has them, else one per seat."""
+    teams = getattr(game, "teams", None)
+    if callable(teams):
+        return [list(t) for t in teams()]
+    return [[s] for s in range(game.num_players)]
+
+
+@dataclass
+class ArenaResult:
+    """Per-game candidate results plus the summary the CLI prints."""
+
+    env_name: str
+    env_options: dict[str, Any]
+    specs: list[str]
+    duplicate: bool
+    seed: int
+    games: int = 0
+    candidate_scores: list[float] = field(default_factory=list)  # candidate's return per game
+    field_scores: list[float] = field(default_factory=list)  # mean return of the others
+    candidate_wins: list[float] = field(default_factory=list)  # 1 win, 0.5 tie, 0 loss
+    deal_index: list[int] = field(default_factory=list)
+
+    def win_rate(self) -> Interval:
+        return wilson(sum(self.candidate_wins), len(self.candidate_wins))
+
+    def mean_score(self) -> Interval:
+        return mean_interval(self.candidate_scores)
+
+    def field_mean_score(self) -> Interval:
+        return mean_interval(self.field_scores)
+
+    def paired_difference(self) -> Interval:
+        """Per deal: the candidate's mean margin over the field across all seatings."""
+        per_deal: dict[int, list[float]] = {}
+        for d, c, f in zip(self.deal_index, self.candidate_scores, self.field_scores,
+                           strict=True):
+            per_deal.setdefault(d, []).append(c - f)
+        return mean_interval([float(np.mean(v)) for v in per_deal.values()])
+
+    def summary(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "env": self.env_name,
+            "options": self.env_options,
+            "candidate": self.specs[0],
+            "field": self.specs[1],
+            "games": self.games,
+            "duplicate": self.duplicate,
+            "seed": self.seed,
+            "win_rate": self.win_rate().as_dict(),
+            "mean_score": self.mean_score().as_dict(),
+            "field_mean_score": self.field_mean_score().as_dict(),
+        }
+        if self.duplicate:
+            out["paired_margin"] = self.paired_difference().as_dict()
+        return out
+
+    def table(self) -> str:
+        a, b = self.specs
+        opts = ", ".join(f"{k}={v}" for k, v in self.env_options.items())
+        head = f"{self.env_name}" + (f" ({opts})" if opts else "")
+        mode = "duplicate deals, seats rotated" if self.duplicate else "seats alternating"
+        win = self.win_rate()
+        lines = [
+            f"{head}: {a} vs {b} — {self.games} games, {mode}, seed {self.seed}",
+            f"{'agent':<28} {'win rate [95% Wilson CI]':<28} {'mean score [95% CI]'}",
+            f"{a:<28} {str(win):<28} {self.mean_score()}",
+            f"{b + ' (field)':<28} {'':<28} {self.field_mean_score()}",
+        ]
+        if self.duplicate:
+            lines.append(
+                f"paired margin {a} − {b} per deal [95% CI]: {self.paired_difference()}"
+            )
+        return "\n".join(lines)
+
+
+def seatings(num_players: int, teams: list[list[int]]) -> list[list[bool]]:
+    """For each seating, which seats the candidate controls (one team after another)."""
+    return [[s in team for s in range(num_players)] for team in teams]
+
+
+def run_arena(
+    env_name: str,
+    specs: Sequence[str],
+    games: int = 100,
+    duplicate: bool = False,
+    seed: int = 0,
+    env_options: Mapping[str, Any] | None = None,
+    progress: bool = False,
+    on_game: Callable[[int], None] | None = None,
+) -> ArenaResult:
+    """Play ``games`` games of candidate ``specs[0]`` against field ``specs[1]``.
+
+    With ``duplicate`` the number of games is rounded up to whole deals (one game per seating).
+    """
+    if len(specs) != 2:
+        raise ValueError(f"give two agent specs (candidate and field), got {len(specs)}")
+    if not isinstance(games, int) or games < 1:
+        raise ValueError(f"games must be a positive integer, got {games!r}")
+    env_options = dict(env_options or {})
+    env = envs.make(env_name, **env_options)
+    game = env.unwrapped.game
+    teams = teams_of(game)
+    rotations = seatings(game.num_players, teams)
+    context = {"env_options": env_options}
+    candidate = agents_mod.make(specs[0], env_name, seed=seed, **context)
+    field_agents = [
+        agents_mod.make(specs[1], env_name, seed=seed + 1 + s, **context)
+        for s in range(game.num_players)
+    ]
+    deals = -(-games // len(rotations)) if duplicate else games
+    deal_seeds = np.random.SeedSequence(seed).generate_state(deals, dtype=np.uint32).tolist()
+    result = ArenaResult(env_name, env_options, list(specs), duplicate, seed)
+    bar = None
+    total = deals * len(rotations) if duplicate else games
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=total, desc=f"{specs[0]} vs {specs[1]}", unit="game")
+    played = 0
+    for d, deal_seed in enumerate(deal_seeds):
+        these = rotations if duplicate else [rotations[d % len(rotations)]]
+        for mine in these:
+            players = [candidate if m else field_agents[s] for s, m in enumerate(mine)]
+            candidate.reset(seed=deal_seed)
+            for s, agent in enumerate(field_agents):
+                agent.reset(seed=deal_seed + 7919 * (s + 1))
+            scores = play_game(env, players, seed=deal_seed)
+            own = [scores[s] for s in range(len(mine)) if mine[s]]
+            others = [scores[s] for s in range(len(mine)) if not mine[s]]
+            c, f = float(np.mean(own)), float(np.mean(others))
+            result.candidate_scores.append(c)
+            result.field_scores.append(f)
+            best_other = max(others)
+            result.candidate_wins.append(1.0 if c > best_other else 0.5 if c == best_other
+                                         else 0.0)
+            result.deal_index.append(d)
+            played += 1
+            if bar is not None:
+                bar.update(1)
+            if on_game is not None:
+                on_game(played)
+    if bar is not None:
+        bar.close()
+    result.games = played
+    env.close()
+    return result
+
+
+def save_json(result: ArenaResult, path: str | Path) -> None:
+    """Write the summary and every game's result as JSON."""
+    data = result.summary()
+    data["per_game"] = [
+        {"deal": d, "candidate": c, "field": f, "win": w}
+        for d, c, f, w in zip(result.deal_index, result.candidate_scores, result.field_scores,
+                              result.candidate_wins, strict=True)
+    ]
+    Path(path).write_text(json.dumps(data, indent=2))
