@@ -52,4 +52,27 @@ def make(name: str, raw: bool = False, **options: Any):
         raise ValueError(f"bad options for {name}: {err}; options: {', '.join(params)}") from None
 
 
-__all__ = ["VARIANTS", "IllegalActionError", "make", "module", "names"]
+#: raw_env keywords that change how the env is driven, not which game it is
+_DRIVER_OPTIONS = ("render_mode", "illegal_action")
+
+
+def game_options(name: str, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The env's game options with defaults filled in (driver options such as render_mode
+    left out): two option dicts describe the same game exactly when these are equal."""
+    import inspect
+
+    params = inspect.signature(module(name).raw_env.__init__).parameters
+    out = {
+        k: p.default
+        for k, p in params.items()
+        if k != "self" and k not in _DRIVER_OPTIONS and p.default is not inspect.Parameter.empty
+    }
+    for k, v in (options or {}).items():
+        if k not in params or k == "self":
+            raise ValueError(f"unknown option {k!r} for {name}; options: {', '.join(out)}")
+        if k not in _DRIVER_OPTIONS:
+            out[k] = v
+    return out
+
+
+__all__ = ["VARIANTS", "IllegalActionError", "game_options", "make", "module", "names"]

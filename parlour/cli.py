@@ -145,6 +145,55 @@ def _ask_move(game, legal: list[int]) -> int | None:
         return action
 
 
+# --- train / eval -----------------------------------------------------------------------
+def cmd_train(args: argparse.Namespace) -> int:
+    from .training.train import load_config, summary_table, train
+
+    config = load_config(args.config, env=args.env, overrides=args.set or [])
+    result = train(config, run_dir=args.run_dir, resume=args.resume, progress=not args.quiet)
+    _report_run(result, summary_table)
+    return 130 if result.interrupted else 0
+
+
+def _report_run(result, summary_table) -> None:
+    if result.interrupted:
+        print(f"interrupted at step {result.steps}; checkpoint saved: {result.checkpoint}")
+        print("continue with: parlour train ... --resume --run-dir " + str(result.run_dir))
+        return
+    print(f"trained {result.steps} steps in {result.seconds / 60:.1f} min")
+    print(summary_table(result))
+    print(f"checkpoint: {result.checkpoint}")
+    if result.plot is not None:
+        print(f"learning curve: {result.plot}")
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    from .training import checkpoint as ckpt_io
+    from .training.arena import run_arena, save_json
+
+    ckpt = ckpt_io.load(args.checkpoint)
+    options = ckpt.env_options
+    options.update(parse_options(args.option))
+    tables = []
+    for opponent in args.vs:
+        result = run_arena(
+            ckpt.env_name,
+            [f"ckpt:{ckpt.path}", opponent],
+            games=args.games,
+            duplicate=args.duplicate,
+            seed=args.seed,
+            env_options=options,
+            progress=not args.quiet,
+        )
+        tables.append(result.table())
+        if args.json:
+            path = f"{args.json.removesuffix('.json')}-{opponent.replace(':', '_')}.json"
+            save_json(result, path)
+    print(f"checkpoint {ckpt.path} ({ckpt.env_name}, step {ckpt.step})")
+    print("\n\n".join(tables))
+    return 0
+
+
 # --- demo -------------------------------------------------------------------------------
 def cmd_demo(args: argparse.Namespace) -> int:
     from .training.arena import run_arena
@@ -208,6 +257,37 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seat", type=int, default=0, help="your seat (0)")
     p.add_argument("--seed", type=int, default=0, help="seed for the deal and the bots (0)")
     p.set_defaults(func=cmd_play)
+
+    p = sub.add_parser(
+        "train",
+        help="self-play training with MaskablePPO",
+        description="Train a self-play agent. Hyperparameters come from configs/ENV.yaml "
+        "(or --config) and --set overrides; the run directory gets the resolved config, "
+        "checkpoints, evaluations.csv, TensorBoard logs and learning_curve.png.",
+    )
+    p.add_argument("env", help="environment name, e.g. german_whist_v0")
+    p.add_argument("--config", metavar="FILE", help="YAML config (default configs/ENV.yaml)")
+    p.add_argument("--set", action="append", metavar="KEY=VALUE",
+                   help="override a config key, repeatable (e.g. total_timesteps=100000, "
+                   "env_options.variant=honeymoon)")
+    p.add_argument("--run-dir", metavar="DIR", help="where to write (default runs/ENV-...)")
+    p.add_argument("--resume", action="store_true",
+                   help="continue the run in --run-dir from its latest checkpoint")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_train)
+
+    p = sub.add_parser("eval", help="evaluate a checkpoint against bots")
+    p.add_argument("checkpoint", help="checkpoint directory or run directory")
+    p.add_argument("--vs", nargs="+", default=["random", "heuristic"], metavar="SPEC",
+                   help="opponent specs (random heuristic)")
+    p.add_argument("--games", type=_positive_int, default=1000, help="games per opponent")
+    p.add_argument("--duplicate", action="store_true", help="replay deals with seats swapped")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("-o", "--option", action="append", metavar="KEY=VALUE",
+                   help="env option override (normally taken from the checkpoint)")
+    p.add_argument("--json", metavar="FILE", help="write results as JSON (one file per opponent)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_eval)
 
     p = sub.add_parser("demo", help="the main job on a small default budget")
     p.add_argument("--games", type=_positive_int, default=200, help="games per match-up")

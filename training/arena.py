@@ -104,11 +104,12 @@ class ArenaResult:
         head = f"{self.env_name}" + (f" ({opts})" if opts else "")
         mode = "duplicate deals, seats rotated" if self.duplicate else "seats alternating"
         win = self.win_rate()
+        w = max(12, len(a), len(b) + 8)
         lines = [
             f"{head}: {a} vs {b} — {self.games} games, {mode}, seed {self.seed}",
-            f"{'agent':<28} {'win rate [95% Wilson CI]':<28} {'mean score [95% CI]'}",
-            f"{a:<28} {str(win):<28} {self.mean_score()}",
-            f"{b + ' (field)':<28} {'':<28} {self.field_mean_score()}",
+            f"{'agent':<{w}}  {'win rate [95% Wilson CI]':<26}  {'mean score [95% CI]'}",
+            f"{a:<{w}}  {str(win):<26}  {self.mean_score()}",
+            f"{b + ' (field)':<{w}}  {'':<26}  {self.field_mean_score()}",
         ]
         if self.duplicate:
             lines.append(
@@ -124,7 +125,7 @@ def seatings(num_players: int, teams: list[list[int]]) -> list[list[bool]]:
 
 def run_arena(
     env_name: str,
-    specs: Sequence[str],
+    specs: Sequence[str | Agent],
     games: int = 100,
     duplicate: bool = False,
     seed: int = 0,
@@ -134,7 +135,9 @@ def run_arena(
 ) -> ArenaResult:
     """Play ``games`` games of candidate ``specs[0]`` against field ``specs[1]``.
 
-    With ``duplicate`` the number of games is rounded up to whole deals (one game per seating).
+    A spec is a spec string or an `Agent` object (a field agent object then plays every field
+    seat). With ``duplicate`` the number of games is rounded up to whole deals (one game per
+    seating).
     """
     if len(specs) != 2:
         raise ValueError(f"give two agent specs (candidate and field), got {len(specs)}")
@@ -146,11 +149,14 @@ def run_arena(
     teams = teams_of(game)
     rotations = seatings(game.num_players, teams)
     context = {"env_options": env_options}
-    candidate = agents_mod.make(specs[0], env_name, seed=seed, **context)
-    field_agents = [
-        agents_mod.make(specs[1], env_name, seed=seed + 1 + s, **context)
-        for s in range(game.num_players)
-    ]
+    def build(spec: str | Agent, agent_seed: int) -> Agent:
+        if isinstance(spec, Agent):
+            return spec
+        return agents_mod.make(spec, env_name, seed=agent_seed, **context)
+
+    candidate = build(specs[0], seed)
+    field_agents = [build(specs[1], seed + 1 + s) for s in range(game.num_players)]
+    specs = [s if isinstance(s, str) else s.spec for s in specs]
     deals = -(-games // len(rotations)) if duplicate else games
     deal_seeds = np.random.SeedSequence(seed).generate_state(deals, dtype=np.uint32).tolist()
     result = ArenaResult(env_name, env_options, list(specs), duplicate, seed)
