@@ -53,8 +53,16 @@ def make(spec: str, env_name: str, seed: int | None = None, **context: Any) -> A
     if kind == "heuristic":
         cls = heuristic_class(env_name)
         return cls(seed=seed, **parse_switches(arg))
+    if kind == "ckpt":
+        from .checkpoint import CheckpointAgent
+
+        path, _, mode = arg.rpartition("@") if arg.endswith("@sample") else (arg, "", "")
+        if not path:
+            raise ValueError("write ckpt:PATH (a checkpoint or run directory)")
+        return CheckpointAgent(path, env_name, context.get("env_options"), seed=seed,
+                               deterministic=mode != "sample")
     raise ValueError(
-        f"unknown agent spec {spec!r}; use random, heuristic or heuristic:-tip,+tip"
+        f"unknown agent spec {spec!r}; use random, heuristic, heuristic:-tip,+tip or ckpt:PATH"
     )
 
 

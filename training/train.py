@@ -157,6 +157,11 @@ def config_from_dict(data: Mapping[str, Any]) -> TrainConfig:
         if isinstance(default, bool):
             ok = isinstance(value, bool)
         elif isinstance(default, float):
+            if isinstance(value, str):  # YAML 1.1 reads "1e-3" as a string
+                try:
+                    value = float(value)
+                except ValueError:
+                    pass
             ok = isinstance(value, int | float) and not isinstance(value, bool)
             value = float(value) if ok else value
         elif isinstance(default, int):
@@ -193,8 +198,11 @@ def default_run_dir(config: TrainConfig) -> Path:
 
 
 def train(config: TrainConfig, run_dir: str | Path | None = None, resume: bool = False,
-          progress: bool = True) -> TrainResult:
-    """Run (or resume) self-play training; returns where everything was written."""
+          progress: bool = True, final_eval: bool = True) -> TrainResult:
+    """Run (or resume) self-play training; returns where everything was written.
+
+    ``final_eval=False`` skips the evaluation after the last step (for timing runs).
+    """
     config.validate()
     torch.set_num_threads(1)  # about 3x faster than the default for small MLPs on this CPU
     run_dir = Path(run_dir) if run_dir is not None else default_run_dir(config)
@@ -317,7 +325,7 @@ def train(config: TrainConfig, run_dir: str | Path | None = None, resume: bool =
         return TrainResult(run_dir, path, callback.rollout_start_steps, True, evaluations,
                            None, time.time() - start)
     path = save_checkpoint()
-    if not evaluations or evaluations[-1]["step"] != int(model.num_timesteps):
+    if final_eval and (not evaluations or evaluations[-1]["step"] != int(model.num_timesteps)):
         evaluations.extend(evaluate(int(model.num_timesteps)))
     plot = plot_learning_curve(evaluations, run_dir / "learning_curve.png", config)
     vec_env.close()

@@ -1,0 +1,256 @@
+"""Smoke and safety tests of self-play training, checkpoints, resume and evaluation."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import numpy as np
+import pytest
+import torch
+
+from parlour import envs
+from parlour.agents import make as make_agent
+from parlour.cli import main as cli
+from parlour.training import checkpoint as ckpt_io
+from parlour.training.policy import NumpyPolicy
+from parlour.training.selfplay import OpponentPool, SelfPlayEnv
+from parlour.training.train import config_from_dict, load_config, train
+
+TINY = {
+    "total_timesteps": 256,
+    "n_envs": 2,
+    "n_steps": 64,
+    "batch_size": 64,
+    "n_epochs": 1,
+    "net_arch": [32, 32],
+    "opponents": {"self": 0.5, "random": 0.5},
+    "snapshot_every": 128,
+    "checkpoint_every": 128,
+    "eval_every": 128,
+    "eval_games": 4,
+    "eval_opponents": ["random"],
+    "tensorboard": False,
+}
+
+
+def tiny_config(env: str = "german_whist_v0", **extra):
+    return config_from_dict({**TINY, "env": env, **extra})
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    run_dir = tmp_path_factory.mktemp("run")
+    result = train(tiny_config(), run_dir=run_dir, progress=False)
+    return result
+
+
+@pytest.mark.parametrize("env_name", envs.names())
+def test_every_registered_env_trains(env_name, tmp_path):
+    """Each registered env survives a few hundred steps of self-play and is evaluated."""
+    options = envs.VARIANTS[env_name][0]
+    result = train(tiny_config(env_name, env_options=options), run_dir=tmp_path,
+                   progress=False)
+    assert result.steps >= TINY["total_timesteps"]
+    assert (result.checkpoint / ckpt_io.MANIFEST).is_file()
+    assert {r["opponent"] for r in result.evaluations} == {"random"}
+    assert result.plot is not None and result.plot.stat().st_size > 0
+
+
+def test_run_directory_contents(trained):
+    run = trained.run_dir
+    assert json.loads((run / "config.json").read_text())["total_timesteps"] == 256
+    assert (run / "evaluations.csv").read_text().startswith("step,opponent")
+    assert (run / "learning_curve.png").stat().st_size > 1000
+    latest = json.loads((run / ckpt_io.LATEST).read_text())["checkpoint"]
+    assert (run / latest) == trained.checkpoint
+
+
+def test_numpy_actor_matches_torch_policy(trained):
+    """The numpy forward pass used by opponents and ckpt agents equals MaskablePPO's logits."""
+    ckpt = ckpt_io.load(trained.checkpoint)
+    policy = NumpyPolicy(ckpt_io.to_numpy(ckpt.tensors["policy"]), "tanh")
+    w = ckpt.tensors["policy"]
+    obs = torch.rand(5, policy.observation_size)
+    x = obs
+    for i in range(len(policy.layers)):
+        x = torch.tanh(x @ w[f"mlp_extractor.policy_net.{2 * i}.weight"].T
+                       + w[f"mlp_extractor.policy_net.{2 * i}.bias"])
+    expected = x @ w["action_net.weight"].T + w["action_net.bias"]
+    np.testing.assert_allclose(policy.logits(obs.numpy()), expected.numpy(), atol=1e-5)
+
+
+def test_checkpoint_agent_plays_legal_moves(trained):
+    from parlour.training.arena import run_arena
+
+    result = run_arena("german_whist_v0", [f"ckpt:{trained.run_dir}", "random"], games=6,
+                       duplicate=True, seed=3)
+    assert result.games == 6
+
+
+def test_resume_continues_steps_and_optimizer(trained, tmp_path):
+    run = tmp_path / "run"
+    shutil.copytree(trained.run_dir, run)
+    before = ckpt_io.load(run)
+    adam_steps = [s["step"] for s in before.tensors["optimizer"]["state"].values()]
+    config = tiny_config(total_timesteps=512)
+    result = train(config, run_dir=run, resume=True, progress=False)
+    after = ckpt_io.load(run)
+    assert before.step == 256 and after.step == result.steps == 512
+    new_steps = [s["step"] for s in after.tensors["optimizer"]["state"].values()]
+    # Adam's per-parameter step counts went on from the saved ones instead of restarting.
+    assert all(n > b for n, b in zip(new_steps, adam_steps, strict=True))
+    updates_per_rollout = 2 * 64 * 1 // 64  # n_envs * n_steps * n_epochs / batch_size
+    assert new_steps[0] == adam_steps[0] + 2 * updates_per_rollout
+    steps = [r["step"] for r in result.evaluations]
+    assert steps == sorted(steps) and steps[0] == 128 and steps[-1] == 512
+
+
+def test_fresh_run_refuses_nonempty_dir(trained):
+    with pytest.raises(ValueError, match="not empty"):
+        train(tiny_config(), run_dir=trained.run_dir, progress=False)
+
+
+def test_resume_rejects_other_env_options(trained, tmp_path):
+    run = tmp_path / "run"
+    shutil.copytree(trained.run_dir, run)
+    config = tiny_config(env_options={"variant": "honeymoon", "episode": "deal"})
+    with pytest.raises(ckpt_io.CheckpointError, match="holds a run for"):
+        train(config, run_dir=run, resume=True, progress=False)
+
+
+def corrupt_copy(trained, tmp_path):
+    dst = tmp_path / "ckpt"
+    shutil.copytree(trained.checkpoint, dst)
+    return dst
+
+
+def test_truncated_weights_rejected(trained, tmp_path):
+    ckpt = corrupt_copy(trained, tmp_path)
+    data = (ckpt / ckpt_io.WEIGHTS).read_bytes()
+    (ckpt / ckpt_io.WEIGHTS).write_bytes(data[: len(data) // 2])
+    with pytest.raises(ckpt_io.CheckpointError, match="corrupt or truncated"):
+        ckpt_io.load(ckpt)
+
+
+def test_corrupt_manifest_rejected(trained, tmp_path):
+    ckpt = corrupt_copy(trained, tmp_path)
+    (ckpt / ckpt_io.MANIFEST).write_text("{not json")
+    with pytest.raises(ckpt_io.CheckpointError, match="not valid JSON"):
+        ckpt_io.load(ckpt)
+
+
+def test_missing_files_rejected(trained, tmp_path):
+    with pytest.raises(ckpt_io.CheckpointError, match="does not exist"):
+        ckpt_io.load(tmp_path / "nowhere")
+    ckpt = corrupt_copy(trained, tmp_path)
+    (ckpt / ckpt_io.WEIGHTS).unlink()
+    with pytest.raises(ckpt_io.CheckpointError, match="incomplete"):
+        ckpt_io.load(ckpt)
+
+
+def test_checkpoint_for_other_options_rejected(trained):
+    with pytest.raises(ckpt_io.CheckpointError, match="trained with options"):
+        make_agent(f"ckpt:{trained.checkpoint}", "german_whist_v0",
+                   env_options={"variant": "honeymoon", "episode": "deal"})
+
+
+def test_checkpoint_for_other_env_rejected(trained, tmp_path):
+    ckpt = corrupt_copy(trained, tmp_path)
+    manifest = json.loads((ckpt / ckpt_io.MANIFEST).read_text())
+    manifest["env"] = "some_other_env_v0"
+    (ckpt / ckpt_io.MANIFEST).write_text(json.dumps(manifest))
+    with pytest.raises(ckpt_io.CheckpointError, match="trained on some_other_env_v0"):
+        make_agent(f"ckpt:{ckpt}", "german_whist_v0")
+
+
+def test_weights_file_is_not_unpickled_blindly(trained, tmp_path):
+    """A weights file that needs arbitrary unpickling is refused by weights_only loading."""
+    ckpt = corrupt_copy(trained, tmp_path)
+    torch.save({"policy": object()}, ckpt / ckpt_io.WEIGHTS)
+    manifest = json.loads((ckpt / ckpt_io.MANIFEST).read_text())
+    manifest["weights_sha256"] = ckpt_io._sha256(ckpt / ckpt_io.WEIGHTS)
+    (ckpt / ckpt_io.MANIFEST).write_text(json.dumps(manifest))
+    with pytest.raises(ckpt_io.CheckpointError, match="cannot be read"):
+        ckpt_io.load(ckpt)
+
+
+@pytest.mark.parametrize("seat", [0, 1])
+def test_selfplay_delivers_terminal_reward_to_learner(seat):
+    """The learner's rewards add up to its final return, also when the opponent moved last."""
+    env = SelfPlayEnv("german_whist_v0", pool=OpponentPool("german_whist_v0", {"random": 1}),
+                      seed=seat, learner_seats=[seat])
+    rng = np.random.default_rng(seat)
+    finals, opponent_last = [], 0
+    for _ in range(60):
+        env.reset()
+        total, done = 0.0, False
+        while not done:
+            legal = np.flatnonzero(env.action_masks())
+            learner_leads = env.env.state.lead < 0  # then the opponent plays the trick's end
+            _, reward, done, _, info = env.step(int(rng.choice(legal)))
+            total += reward
+        state = env.env.state
+        assert total == info["final_return"] == env.game.returns(state)[seat]
+        finals.append(total)
+        opponent_last += int(learner_leads)
+    assert -1.0 in finals and 1.0 in finals
+    assert opponent_last > 0
+
+
+def team_envs():
+    out = []
+    for name in envs.names():
+        for options in envs.VARIANTS[name]:
+            game = envs.make(name, raw=True, **options).game
+            teams = getattr(game, "teams", None)
+            if callable(teams) and any(len(t) > 1 for t in teams()):
+                out.append((name, options))
+                break
+    return out
+
+
+@pytest.mark.parametrize("env_name,options", team_envs())
+def test_selfplay_partners_share_reward(env_name, options):
+    """In partnership games the learner's reward is its team's, like its partner's."""
+    env = SelfPlayEnv(env_name, options, pool=OpponentPool(env_name, {"random": 1},
+                                                           env_options=options), seed=1)
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        env.reset()
+        total, done = 0.0, False
+        while not done:
+            _, reward, done, _, _ = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+            total += reward
+        returns = env.game.returns(env.env.state)
+        team = next(t for t in env.game.teams() if env.seat in t)
+        assert all(returns[p] == pytest.approx(total) for p in team)
+
+
+def test_config_validation(tmp_path):
+    with pytest.raises(ValueError, match="unknown config key"):
+        config_from_dict({"total_timestep": 5})
+    with pytest.raises(ValueError, match="must be int"):
+        config_from_dict({"total_timesteps": "many"})
+    with pytest.raises(ValueError, match="unknown option"):
+        config_from_dict({"env_options": {"variantt": "german"}})
+    cfg = load_config(None, env="german_whist_v0",
+                      overrides=["env_options.variant=honeymoon", "learning_rate=1e-3"])
+    assert cfg.env_options["variant"] == "honeymoon" and cfg.learning_rate == 1e-3
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("- a list\n")
+    with pytest.raises(ValueError, match="mapping"):
+        load_config(bad)
+
+
+def test_cli_eval_and_bad_checkpoint(trained, tmp_path, capsys):
+    assert cli(["eval", str(trained.run_dir), "--vs", "random", "--games", "4",
+                "--quiet"]) == 0
+    assert "win rate" in capsys.readouterr().out
+    assert cli(["eval", str(tmp_path / "missing"), "--quiet"]) == 2
+    assert "does not exist" in capsys.readouterr().err
+
+
+def test_cli_train_bad_set(capsys):
+    assert cli(["train", "german_whist_v0", "--set", "nonsense"]) == 2
+    assert "key=value" in capsys.readouterr().err
