@@ -14,6 +14,16 @@ from .base import Agent, RandomAgent, Turn
 # env name -> "module:Class" of its heuristic bot
 HEURISTICS = {
     "german_whist_v0": "parlour.agents.german_whist:GermanWhistHeuristic",
+    "forty_fives_v0": "parlour.agents.forty_fives:FortyFivesHeuristic",
+    "fuenfzehnern_v0": "parlour.agents.fuenfzehnern:FuenfzehnernHeuristic",
+    "herzeln_v0": "parlour.agents.herzeln:HerzelnHeuristic",
+    "fuenfzehn_tot_v0": "parlour.agents.fuenfzehn_tot:OptimalAgent",
+}
+
+# env name -> "module:function" for its other agent kinds: function(kind, arg, seed)
+# returns an Agent or raises ValueError naming the kinds it knows (make() asks last).
+EXTRA_AGENTS = {
+    "fuenfzehn_tot_v0": "parlour.agents.fuenfzehn_tot:make_agent",
 }
 
 
@@ -61,6 +71,9 @@ def make(spec: str, env_name: str, seed: int | None = None, **context: Any) -> A
             raise ValueError("write ckpt:PATH (a checkpoint or run directory)")
         return CheckpointAgent(path, env_name, context.get("env_options"), seed=seed,
                                deterministic=mode != "sample")
+    if env_name in EXTRA_AGENTS:
+        mod, fn = EXTRA_AGENTS[env_name].split(":")
+        return getattr(importlib.import_module(mod), fn)(kind, arg, seed)
     raise ValueError(
         f"unknown agent spec {spec!r}; use random, heuristic, heuristic:-tip,+tip or ckpt:PATH"
     )

@@ -16,14 +16,47 @@ from .core.engine import IllegalActionError
 # name -> module; games register here as they land.
 _REGISTRY = {
     "german_whist_v0": "parlour.envs.german_whist",
+    "forty_fives_v0": "parlour.envs.forty_fives",
+    "herzeln_v0": "parlour.envs.herzeln",
+    "fuenfzehnern_v0": "parlour.envs.fuenfzehnern",
+    "fuenfzehn_tot_v0": "parlour.envs.fuenfzehn_tot",
 }
 
 #: every variant of every env, as (name, options): the generic tests run over these.
 VARIANTS: dict[str, list[dict[str, Any]]] = {
+    "forty_fives_v0": [
+        {"players": 4},
+        {"players": 2, "variant": "twenty_five"},
+        {"players": 3, "episode": "deal", "void_must_trump": False},
+        {"players": 6, "episode": "deal", "packets": "2+3"},
+        {"players": 4, "variant": "auction", "episode": "deal"},
+        {"players": 6, "variant": "auction", "episode": "deal", "bidder_leads": False},
+        {"players": 2, "variant": "one_ten", "target": 30, "max_deals": 3},
+    ],
+    "fuenfzehn_tot_v0": [
+        {"players": 2},
+        {"players": 4, "matches": 5, "auto_forced_moves": True, "zero_sum": False},
+        {"players": 5, "matches": 3, "auto_stand_at_15_half1": True,
+         "half2_bust": "ends_round", "all_bust": "next_starter"},
+        {"players": 6, "matches": 2},
+    ],
+    "herzeln_v0": [
+        {"num_players": 4},
+        {"num_players": 3, "contract": "no_hearts"},
+        {"num_players": 3, "contract": "domino"},
+        {"num_players": 4, "contract": "domino", "domino_layout": "per_suit_rows"},
+        {"num_players": 4, "contract": "king_of_hearts", "early_end": True},
+    ],
     "german_whist_v0": [
         {"variant": "german"},
         {"variant": "honeymoon", "episode": "deal"},
         {"variant": "honeymoon", "episode": "match"},
+    ],
+    "fuenfzehnern_v0": [
+        {"players": 4},
+        {"players": 3, "removed_suit": "S", "lead_rules": "relaxed"},
+        {"lead_rules": "relaxed", "tying_scoring": True, "episode": "match", "num_hands": 2},
+        {"players": 3, "unbeatable_duty_on_first_suit": False, "episode": "match"},
     ],
 }
 

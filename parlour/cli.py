@@ -195,6 +195,13 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+# --- dice-table ---------------------------------------------------------------------------
+def cmd_dice_table(args: argparse.Namespace) -> int:
+    from .agents.fuenfzehn_tot_solver import main as solver_main
+
+    return solver_main(args.rest, prog="parlour dice-table")
+
+
 # --- demo -------------------------------------------------------------------------------
 def cmd_demo(args: argparse.Namespace) -> int:
     import time
@@ -291,6 +298,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", metavar="FILE", help="write results as JSON (one file per opponent)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_eval)
+
+    p = sub.add_parser(
+        "dice-table",
+        help="Fünfzehn – tot: the exact stop-or-roll table, win chances and a plot",
+        add_help=False,
+        prefix_chars="\0",  # everything after the command goes to the solver's own parser
+    )
+    p.add_argument("rest", nargs=argparse.REMAINDER)
+    p.set_defaults(func=cmd_dice_table)
 
     p = sub.add_parser(
         "demo",

@@ -32,7 +32,7 @@ def test_arena_prints_table_and_json(tmp_path, capsys):
     "argv,message",
     [
         (["arena", "nope_v0", "--agents", "random", "random"], "unknown env"),
-        (["arena", "german_whist_v0", "--agents", "random", "bogus"], "unknown agent spec"),
+        (["arena", "german_whist_v0", "--agents", "random", "bogus"], "unknown agent"),
         (["arena", "german_whist_v0", "--agents", "random", "random", "-o", "variant=x"],
          "variant must be one of"),
         (["arena", "german_whist_v0", "--agents", "random", "random", "-o", "colour=red"],

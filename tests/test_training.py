@@ -210,11 +210,11 @@ def team_envs():
     return out
 
 
-@pytest.mark.parametrize("env_name,options", team_envs())
-def test_selfplay_partners_share_reward(env_name, options):
+@pytest.mark.parametrize("name,opts", team_envs())
+def test_selfplay_partners_share_reward(name, opts):
     """In partnership games the learner's reward is its team's, like its partner's."""
-    env = SelfPlayEnv(env_name, options, pool=OpponentPool(env_name, {"random": 1},
-                                                           env_options=options), seed=1)
+    env = SelfPlayEnv(name, opts, pool=OpponentPool(name, {"random": 1}, env_options=opts),
+                      seed=1)
     rng = np.random.default_rng(0)
     for _ in range(5):
         env.reset()

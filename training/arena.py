@@ -61,8 +61,9 @@ class ArenaResult:
     games: int = 0
     candidate_scores: list[float] = field(default_factory=list)  # candidate's return per game
     field_scores: list[float] = field(default_factory=list)  # mean return of the others
-    candidate_wins: list[float] = field(default_factory=list)  # 1 win, 0.5 tie, 0 loss
+    candidate_wins: list[float] = field(default_factory=list)  # share of the win, see win_share
     deal_index: list[int] = field(default_factory=list)
+    num_teams: int = 2
 
     def win_rate(self) -> Interval:
         return wilson(sum(self.candidate_wins), len(self.candidate_wins))
@@ -90,6 +91,7 @@ class ArenaResult:
             "games": self.games,
             "duplicate": self.duplicate,
             "seed": self.seed,
+            "sides": self.num_teams,
             "win_rate": self.win_rate().as_dict(),
             "mean_score": self.mean_score().as_dict(),
             "field_mean_score": self.field_mean_score().as_dict(),
@@ -102,7 +104,7 @@ class ArenaResult:
         a, b = self.specs
         opts = ", ".join(f"{k}={v}" for k, v in self.env_options.items())
         head = f"{self.env_name}" + (f" ({opts})" if opts else "")
-        mode = "duplicate deals, seats rotated" if self.duplicate else "seats alternating"
+        mode = "duplicate deals, seats rotated" if self.duplicate else "seats rotating"
         win = self.win_rate()
         w = max(12, len(a), len(b) + 8)
         lines = [
@@ -111,11 +113,24 @@ class ArenaResult:
             f"{a:<{w}}  {str(win):<26}  {self.mean_score()}",
             f"{b + ' (field)':<{w}}  {'':<26}  {self.field_mean_score()}",
         ]
+        if self.num_teams > 2:
+            lines.append(f"(win rate = share of the top score; an even share is "
+                         f"{1 / self.num_teams:.3f} with {self.num_teams} sides)")
         if self.duplicate:
             lines.append(
                 f"paired margin {a} − {b} per deal [95% CI]: {self.paired_difference()}"
             )
         return "\n".join(lines)
+
+
+def win_share(scores: Sequence[float], teams: list[list[int]], mine: Sequence[bool]) -> float:
+    """The candidate's share of the win: 1 if its team alone has the top score, 1/k if k teams
+    share it, else 0. A fair share is 1/(number of teams), for any number of players."""
+    team_scores = [float(np.mean([scores[s] for s in team])) for team in teams]
+    top = max(team_scores)
+    leaders = [i for i, v in enumerate(team_scores) if v == top]
+    own = next(i for i, team in enumerate(teams) if mine[team[0]])
+    return 1.0 / len(leaders) if own in leaders else 0.0
 
 
 def seatings(num_players: int, teams: list[list[int]]) -> list[list[bool]]:
@@ -159,7 +174,8 @@ def run_arena(
     specs = [s if isinstance(s, str) else s.spec for s in specs]
     deals = -(-games // len(rotations)) if duplicate else games
     deal_seeds = np.random.SeedSequence(seed).generate_state(deals, dtype=np.uint32).tolist()
-    result = ArenaResult(env_name, env_options, list(specs), duplicate, seed)
+    result = ArenaResult(env_name, env_options, list(specs), duplicate, seed,
+                         num_teams=len(teams))
     bar = None
     total = deals * len(rotations) if duplicate else games
     if progress:
@@ -180,9 +196,7 @@ def run_arena(
             c, f = float(np.mean(own)), float(np.mean(others))
             result.candidate_scores.append(c)
             result.field_scores.append(f)
-            best_other = max(others)
-            result.candidate_wins.append(1.0 if c > best_other else 0.5 if c == best_other
-                                         else 0.0)
+            result.candidate_wins.append(win_share(scores, teams, mine))
             result.deal_index.append(d)
             played += 1
             if bar is not None:

@@ -1,9 +1,16 @@
 """One generic PettingZoo AEC adapter for every Parlour engine.
 
-The adapter only maps seats to agent names, owns the seeded ``np_random``, samples chance nodes
-until a player has to decide, turns engine returns into PettingZoo rewards and handles the
-terminal/illegal-action policy in one place (as pgx's ``core.Env.step`` does). The rules live in
-the engine; nothing here knows which game it is running.
+The adapter only maps seats to agent names, owns the seeded ``np_random``, samples
+chance nodes until a player has to decide, turns engine returns into PettingZoo rewards
+and handles the terminal/illegal-action policy in one place (as pgx's ``core.Env.step``
+does). The rules live in the engine; nothing here knows which game it is running.
+
+``observe`` and ``step`` run once per move of every training game, so they are written
+for speed (``benchmarks/env_speed.py`` measures them): engine methods and dicts are
+bound to locals, and no work is done twice. An engine may define
+``legal_bits(state) -> int``, the legal actions of the player to act as a bitmask (bit
+``a`` set exactly when ``a`` is in ``legal_actions(state)``); the adapter then builds
+the action mask from it without going through a Python list.
 """
 
 from __future__ import annotations
@@ -26,10 +33,11 @@ ILLEGAL_ACTION_POLICIES = ("raise", "penalize")
 class ParlourAECEnv(AECEnv):
     """A PettingZoo AEC env driving a `Game` engine.
 
-    Observations are ``{"observation": float32 vector in [0, 1], "action_mask": int8 vector}``;
-    the mask is all zeros for an agent that is not to act. With ``illegal_action="raise"`` (the
-    default) an illegal action raises `IllegalActionError` naming the legal ones; with
-    ``"penalize"`` the offender gets ``illegal_reward`` and the episode terminates, as PettingZoo's
+    Observations are ``{"observation": float32 vector in [0, 1], "action_mask": int8
+    vector}``; the mask is all zeros for an agent that is not to act. With
+    ``illegal_action="raise"`` (the default) an illegal action raises
+    `IllegalActionError` naming the legal ones; with ``"penalize"`` the offender gets
+    ``illegal_reward`` and the episode terminates, as PettingZoo's
     ``TerminateIllegalWrapper`` does, for training code that prefers it.
     """
 
@@ -57,35 +65,43 @@ class ParlourAECEnv(AECEnv):
         self.metadata = {**self.metadata, "name": game.name}
         self.possible_agents = [f"player_{i}" for i in range(game.num_players)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        n = game.num_actions
         self.observation_spaces = {
             a: spaces.Dict(
                 {
                     "observation": spaces.Box(
                         0.0, 1.0, shape=(game.observation_size,), dtype=np.float32
                     ),
-                    "action_mask": spaces.Box(0, 1, shape=(game.num_actions,), dtype=np.int8),
+                    "action_mask": spaces.Box(0, 1, shape=(n,), dtype=np.int8),
                 }
             )
             for a in self.possible_agents
         }
-        self.action_spaces = {a: spaces.Discrete(game.num_actions) for a in self.possible_agents}
-        self._zero_mask = np.zeros(game.num_actions, dtype=np.int8)
+        self.action_spaces = {a: spaces.Discrete(n) for a in self.possible_agents}
+        self._num_actions = n
+        self._mask_bytes = (n + 7) // 8
+        self._legal_bits = getattr(game, "legal_bits", None)
+        self._zero_mask = np.zeros(n, dtype=np.int8)
         self.state = None
         self.np_random, self.np_random_seed = seeding.np_random(None)
 
-    # --- PettingZoo API -------------------------------------------------------------------
+    # --- PettingZoo API ---------------------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
 
     def action_space(self, agent: str) -> spaces.Space:
         return self.action_spaces[agent]
 
-    def reset(self, seed: int | None = None, options: Mapping[str, Any] | None = None) -> None:
+    def reset(
+        self, seed: int | None = None, options: Mapping[str, Any] | None = None
+    ) -> None:
         if seed is not None:
             self.np_random, self.np_random_seed = seeding.np_random(seed)
         options = {} if options is None else options
         if not isinstance(options, Mapping):
-            raise ValueError(f"reset options must be a dict, got {type(options).__name__}")
+            raise ValueError(
+                f"reset options must be a dict, got {type(options).__name__}"
+            )
         allowed = {"deal", "deals"} | set(self.game.reset_option_keys)
         unknown = sorted(set(options) - allowed)
         if unknown:
@@ -95,12 +111,10 @@ class ParlourAECEnv(AECEnv):
             )
         forced = deque(self.game.forced_chance(options))
         self.state = self.game.new_state()
-        self._advance_chance(forced)
-        if forced:
-            raise ValueError(
-                f"reset options force {len(forced)} more chance outcomes than the game used"
-            )
+        # Outcomes beyond the first decision (later deals of a match, later dice) are
+        # used as their chance nodes come up; any left when the episode ends go unused.
         self._forced = forced
+        self._advance_chance(forced)
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -109,41 +123,54 @@ class ParlourAECEnv(AECEnv):
         self.infos = {a: {} for a in self.agents}
         self._last_returns = list(self.game.returns(self.state))
         self.agent_selection = self.possible_agents[0]
-        self._finish_step()
+        self._finish_step(self.game.current_player(self.state))
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        seat = self.agent_name_mapping[agent]
         if action is None:
             raise IllegalActionError(
-                f"{agent} is to act and must choose an action; None is only for finished agents"
+                f"{agent} is to act and must choose an action; None is only for "
+                "finished agents"
             )
-        try:
-            action = int(action)
-        except (TypeError, ValueError):
-            raise IllegalActionError(f"action must be an integer, got {action!r}") from None
-        if not 0 <= action < self.game.num_actions:
+        if type(action) is not int:  # a plain int, the usual case, needs no conversion
+            try:
+                action = int(action)
+            except (TypeError, ValueError):
+                raise IllegalActionError(
+                    f"action must be an integer, got {action!r}"
+                ) from None
+        if not 0 <= action < self._num_actions:
             raise IllegalActionError(
-                f"action {action} is out of range 0..{self.game.num_actions - 1}"
+                f"action {action} is out of range 0..{self._num_actions - 1}"
             )
-        self._cumulative_rewards[agent] = 0.0
+        game, state = self.game, self.state
+        cumulative = self._cumulative_rewards
+        cumulative[agent] = 0.0
         try:
-            self.game.apply(self.state, action)
+            game.apply(state, action)
         except IllegalActionError:
             if self.illegal_action == "raise":
                 raise
-            self._penalize(seat)
+            self._penalize(self.agent_name_mapping[agent])
             return
-        self._advance_chance(self._forced)
-        returns = self.game.returns(self.state)
+        player = game.current_player(state)
+        if player == CHANCE:
+            self._advance_chance(self._forced)
+            player = game.current_player(state)
+        # Rewards are the change in the engine's returns. Every agent is alive here
+        # (they all finish together), so this loop also does _accumulate_rewards' work.
+        returns = game.returns(state)
+        last = self._last_returns
+        rewards = self.rewards
         for i, a in enumerate(self.possible_agents):
-            self.rewards[a] = float(returns[i] - self._last_returns[i])
+            reward = float(returns[i] - last[i])
+            rewards[a] = reward
+            cumulative[a] += reward
         self._last_returns = list(returns)
-        self._finish_step()
-        self._accumulate_rewards()
+        self._finish_step(player)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self.agent_name_mapping[agent]
@@ -162,7 +189,7 @@ class ParlourAECEnv(AECEnv):
     def close(self) -> None:
         pass
 
-    # --- Parlour extras -------------------------------------------------------------------
+    # --- Parlour extras ---------------------------------------------------------------
     def action_name(self, action: int) -> str:
         """The conventional name of an action id (``"QS"`` for a card)."""
         return self.game.action_name(action)
@@ -172,43 +199,64 @@ class ParlourAECEnv(AECEnv):
         return self.game.action_id(name)
 
     def legal_actions(self, agent: str | None = None) -> list[int]:
-        """The legal actions of ``agent`` (default: the agent to act); empty when not its turn."""
+        """The legal actions of ``agent`` (default: the agent to act); empty when it is
+        not that agent's turn."""
         seat = self.agent_name_mapping[agent or self.agent_selection]
         if self.game.current_player(self.state) != seat:
             return []
         return self.game.legal_actions(self.state)
 
-    # --- internals --------------------------------------------------------------------------
+    # --- internals --------------------------------------------------------------------
     def _mask(self, seat: int) -> np.ndarray:
-        if self.game.current_player(self.state) != seat:
+        """The int8 action mask of ``seat``: its legal actions; all zeros off-turn."""
+        game, state = self.game, self.state
+        if game.current_player(state) != seat:
             return self._zero_mask.copy()
-        mask = np.zeros(self.game.num_actions, dtype=np.int8)
-        mask[self.game.legal_actions(self.state)] = 1
-        return mask
+        if self._legal_bits is not None:
+            bits = self._legal_bits(state).to_bytes(self._mask_bytes, "little")
+            return np.unpackbits(
+                np.frombuffer(bits, dtype=np.uint8),
+                count=self._num_actions,
+                bitorder="little",
+            ).view(np.int8)
+        # Filling a bytearray and viewing it as int8 is about twice as fast as numpy's
+        # fancy indexing with a Python list, which first converts the list to an array.
+        buf = bytearray(self._num_actions)
+        for action in game.legal_actions(state):
+            buf[action] = 1
+        return np.frombuffer(buf, dtype=np.int8)
 
     def _advance_chance(self, forced: deque) -> None:
-        game, state = self.game, self.state
-        sampled: list[int] = []
-        while game.current_player(state) == CHANCE:
-            if forced:
-                outcome = forced.popleft()
-                if outcome is None:
-                    outcome = game.sample_chance(state, self.np_random)[0]
-            else:
-                if not sampled:
-                    sampled = game.sample_chance(state, self.np_random)[::-1]
-                outcome = sampled.pop()
-            game.apply(state, outcome)
+        """Apply chance outcomes until a player has to decide: the forced ones (reset
+        options) first, ``None`` among them meaning "sample this one", then sampled
+        ones."""
+        game, state, rng = self.game, self.state, self.np_random
+        current_player, apply = game.current_player, game.apply
+        while forced and current_player(state) == CHANCE:
+            outcome = forced.popleft()
+            if outcome is None:
+                outcome = game.sample_chance(state, rng)[0]
+            apply(state, outcome)
+        # sample_chance may draw several outcomes that follow each other (a whole
+        # shuffle): apply them while the state is still a chance node, and draw again if
+        # it still is one after the last.
+        while current_player(state) == CHANCE:
+            for outcome in game.sample_chance(state, rng):
+                apply(state, outcome)
+                if current_player(state) != CHANCE:
+                    break
 
-    def _finish_step(self) -> None:
-        player = self.game.current_player(self.state)
+    def _finish_step(self, player: int) -> None:
+        """Publish the engine's info; hand the turn to ``player`` or end the game."""
         info = self.game.info(self.state)
+        infos = self.infos
         for a in self.agents:
-            self.infos[a] = info
+            infos[a] = info
         if player == TERMINAL:
             # agent_selection stays on the last mover; _was_dead_step walks the others.
+            terminations = self.terminations
             for a in self.agents:
-                self.terminations[a] = True
+                terminations[a] = True
         else:
             self.agent_selection = self.possible_agents[player]
 

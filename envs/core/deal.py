@@ -55,11 +55,14 @@ def check_partition(deck: Deck, groups: Sequence[Sequence[int]], where: str = "d
         raise ValueError(f"{where}: card(s) missing from the deal: {' '.join(missing)}")
 
 
-def parse_dealer(deal: Mapping[str, Any], num_players: int) -> int | None:
-    """The optional ``"dealer"`` entry as a seat, or None when absent."""
+def parse_dealer(
+    deal: Mapping[str, Any], num_players: int, where: str = "deal"
+) -> int | None:
+    """The optional ``"dealer"`` entry as a seat, or None when absent. An error names it
+    ``{where}['dealer']``: pass ``where="options"`` for the top-level reset option."""
     if "dealer" not in deal or deal["dealer"] is None:
         return None
-    return check_seat("deal['dealer']", deal["dealer"], num_players)
+    return check_seat(f"{where}['dealer']", deal["dealer"], num_players)
 
 
 def deal_list(options: Mapping[str, Any]) -> list[Mapping[str, Any]]:

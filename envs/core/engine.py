@@ -103,6 +103,11 @@ class Game(ABC, Generic[S]):
         """
         return []
 
+    def check_invariants(self, state: S) -> None:
+        """Raise AssertionError, saying what is wrong, if ``state`` breaks the game's
+        bookkeeping (cards conserved, counts consistent, …). The default checks nothing;
+        `parlour.envs.core.soak` calls it after every step of every soak game."""
+
     def info(self, state: S) -> dict[str, Any]:
         """Extra information for the env's ``infos`` (public facts only)."""
         return {}

@@ -12,7 +12,7 @@ Actions
     ``env.unwrapped.action_name(a)`` gives ``"QS"``; ``env.unwrapped.action_id("QS")`` the id.
 
 Observation
-    ``{"observation": float32[6n + 18], "action_mask": int8[n]}``; the vector layout is in
+    ``{"observation": float32[8n + 18], "action_mask": int8[n]}``; the vector layout is in
     `parlour.envs.german_whist.observation`. The mask is all zeros when it is not your turn.
 
 Rewards

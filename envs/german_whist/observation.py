@@ -13,24 +13,33 @@ slice          meaning (1.0 = yes)
 [3n, 4n)       the face-up stock card (this trick's prize); empty in stage 2
 [4n, 5n)       cards out of play (every card played so far)
 [5n, 6n)       the card led to the current trick, when I am to follow
-6n + s         trump suit is s (s = 0..3 for S H D C)
-6n + 4 + s     the opponent has shown void in suit s since his last hidden draw, so he holds
-               no card of s outside his Seen row
-6n + 8         stage 2
-6n + 9         I am to lead
-6n + 10        I am the dealer
-6n + 11        cards left in the stock / stock size
-6n + 12, 13    stage-1 tricks, mine and the opponent's / stage-1 trick count
-6n + 14, 15    stage-2 tricks, mine and the opponent's / 13
-6n + 16, 17    match points, mine and the opponent's / match target (Honeymoon match)
+[6n, 7n)       my masters: cards of my hand that no unplayed card outside my hand beats
+               (the top of their suit's unplayed cards, in an unbroken run)
+[7n, 8n)       cards of my hand that would win the current trick, when I am to follow
+8n + s         trump suit is s (s = 0..3 for S H D C)
+8n + 4 + s     the opponent has shown void in suit s since his last hidden draw, so he
+               holds no card of s outside his Seen row
+8n + 8         stage 2
+8n + 9         I am to lead
+8n + 10        I am the dealer
+8n + 11        cards left in the stock / stock size
+8n + 12, 13    stage-1 tricks, mine and the opponent's / stage-1 trick count
+8n + 14, 15    stage-2 tricks, mine and the opponent's / 13
+8n + 16, 17    match points, mine and the opponent's / match target (Honeymoon match)
 =============  ======================================================================
 
-The opponent's hidden draws never appear; ``tests/test_hidden_information.py`` checks that
-changing them leaves the vector unchanged.
+The two derived blocks ([6n, 8n)) are functions of the rest (my hand, the played cards,
+the trump and the lead); they are there because a small network learns them slowly.
+The opponent's hidden draws never appear; ``tests/test_generic.py::
+test_hidden_information`` checks that changing them leaves the vector unchanged.
+
+`encode` runs on every ``env.last()``, so it is written for speed
+(``benchmarks/env_speed.py``); `render` is not.
 """
 
 from __future__ import annotations
 
+import struct
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -44,58 +53,119 @@ if TYPE_CHECKING:
 N_FLAGS = 8
 N_SCALARS = 10
 
+# An IntEnum member read through its class costs an attribute lookup on every call.
+_PLAY = Phase.PLAY
+# The scalars are written straight into the float32 buffer: struct rounds each double to
+# float32 as numpy's assignment does, without first turning a tuple into an array.
+_SCALARS = struct.Struct(f"={N_SCALARS}f")  # native byte order, like the array
+
 
 def size(n: int) -> int:
     """Observation length for a pack of ``n`` cards."""
-    return 6 * n + N_FLAGS + N_SCALARS
+    return 8 * n + N_FLAGS + N_SCALARS
+
+
+def masters(game: GermanWhist, state: State, hand: int) -> int:
+    """Cards of ``hand`` that no unplayed card outside it beats: in each suit the run of
+    unplayed cards from the top that are all in ``hand``. Card ids run from the ace down
+    inside a suit, so "higher" is "lower id"; the jokers head the trump suit."""
+    deck, played = game.deck, state.played
+    out = 0
+    for s in range(4):
+        broken = False
+        if s == state.trump and game.jokers:
+            for joker in game.joker_order:  # JKH, then JKL
+                bit = 1 << joker
+                if bit & played:
+                    continue
+                if not bit & hand:
+                    broken = True
+                    break
+                out |= bit
+        if broken:
+            continue
+        unplayed = deck.suit_mask[s] & ~played
+        others = unplayed & ~hand
+        out |= hand & unplayed & ((others & -others) - 1 if others else -1)
+    return out
+
+
+def winners(game: GermanWhist, state: State, hand: int) -> int:
+    """Cards of ``hand`` that would win the trick against the card led."""
+    lead, trumps = state.lead, state.trump_mask
+    if not (1 << lead) & trumps:
+        suit = game.deck.suit_mask[game.deck.suit[lead]]
+        return hand & (trumps | (suit & ((1 << lead) - 1)))
+    if game.jokers and (1 << lead) & game.jokers:
+        higher = (1 << game.joker_order[0]) if lead == game.joker_order[1] else 0
+    else:
+        higher = game.jokers | (game.deck.suit_mask[state.trump] & ((1 << lead) - 1))
+    return hand & higher
 
 
 def encode(game: GermanWhist, state: State, player: int) -> np.ndarray:
     """Player ``player``'s observation vector (float32, every entry in [0, 1])."""
+    # The one-hot blocks and flags are one Python int, unpacked to floats by numpy in
+    # one call. State.stage and State.face_up are inlined: a property call costs more
+    # than the expression.
     n = game.deck.size
     opp = 1 - player
     hand = state.hands[player]
-    if state.phase == Phase.PLAY and state.stage == 2:
-        opp_known = game.deck.all_mask & ~hand & ~state.played
+    stock, stock_pos = state.stock, state.stock_pos
+    stage1 = stock_pos < len(stock)  # State.stage == 1
+    playing = state.phase == _PLAY
+    played = state.played
+    if playing and not stage1:
+        opp_known = game.deck.all_mask & ~hand & ~played
         mine_known = hand
     else:
         opp_known = state.seen[opp]
         mine_known = state.seen[player]
-    face_up = state.face_up
-    led = state.lead if state.lead >= 0 and state.to_play == player else -1
     bits = (
         hand
         | opp_known << n
         | mine_known << 2 * n
-        | ((1 << face_up) << 3 * n if face_up >= 0 else 0)
-        | state.played << 4 * n
-        | ((1 << led) << 5 * n if led >= 0 else 0)
-        | ((1 << state.trump) << 6 * n if state.trump >= 0 else 0)
-        | state.voids[opp] << (6 * n + 4)
+        | played << 4 * n
     )
-    head = 6 * n + N_FLAGS
+    if stage1:  # the face-up stock card
+        bits |= 1 << (stock[stock_pos] + 3 * n)
+    lead, to_play, trump = state.lead, state.to_play, state.trump
+    if playing:
+        bits |= masters(game, state, hand) << 6 * n
+        if lead >= 0 and to_play == player:
+            bits |= 1 << (lead + 5 * n) | winners(game, state, hand) << 7 * n
+    bits |= state.voids[opp] << (8 * n + 4)
+    if trump >= 0:
+        bits |= 1 << (trump + 8 * n)
+    head = 8 * n + N_FLAGS
     out = np.empty(head + N_SCALARS, dtype=np.float32)
     raw = np.frombuffer(bits.to_bytes((head + 7) // 8, "little"), dtype=np.uint8)
-    out[:head] = np.unpackbits(raw, bitorder="little")[:head]
-    stage1_total = game.stock_size // 2
-    target = game.match_target
-    out[head:] = (
-        state.stage == 2 and state.phase == Phase.PLAY,
-        state.phase == Phase.PLAY and state.to_play == player and state.lead < 0,
+    out[:head] = np.unpackbits(raw, count=head, bitorder="little")
+    stock_size = game.stock_size
+    stage1_total = stock_size // 2
+    tricks1, tricks2 = state.tricks1, state.tricks2
+    match_mine = state.match[player] / game.match_target
+    match_opp = state.match[opp] / game.match_target
+    _SCALARS.pack_into(
+        out,
+        4 * head,
+        playing and not stage1,  # stage 2
+        playing and to_play == player and lead < 0,  # I am to lead
         state.dealer == player,
-        (len(state.stock) - state.stock_pos) / game.stock_size if state.stock else 0.0,
-        state.tricks1[player] / stage1_total,
-        state.tricks1[opp] / stage1_total,
-        state.tricks2[player] / 13,
-        state.tricks2[opp] / 13,
-        min(state.match[player] / target, 1.0),
-        min(state.match[opp] / target, 1.0),
+        (len(stock) - stock_pos) / stock_size if stock else 0.0,
+        tricks1[player] / stage1_total,
+        tricks1[opp] / stage1_total,
+        tricks2[player] / 13,
+        tricks2[opp] / 13,
+        match_mine if match_mine <= 1.0 else 1.0,  # min(x, 1.0), without the call
+        match_opp if match_opp <= 1.0 else 1.0,
     )
     return out
 
 
 def render(game: GermanWhist, state: State, viewer: int | None = None) -> str:
-    """The table as text: all hands when ``viewer`` is None, else what that seat may see."""
+    """The table as text: all hands when ``viewer`` is None, else what that seat may
+    see."""
     deck = game.deck
 
     def cards(mask: int) -> str:
@@ -120,11 +190,14 @@ def render(game: GermanWhist, state: State, viewer: int | None = None) -> str:
         lines.append("Stage 2 (play out your hand): hands are open")
     for p in (0, 1):
         tag = " (you)" if p == viewer else ""
-        if viewer is None or p == viewer or (state.phase == Phase.PLAY and state.stage == 2):
+        open_hands = state.phase == Phase.PLAY and state.stage == 2
+        if viewer is None or p == viewer or open_hands:
             lines.append(f"player_{p}{tag} hand: {cards(state.hands[p])}")
         else:
             hidden = state.hands[p].bit_count() - state.seen[p].bit_count()
-            lines.append(f"player_{p} hand: {hidden} hidden cards + Seen {cards(state.seen[p])}")
+            lines.append(
+                f"player_{p} hand: {hidden} hidden cards + Seen {cards(state.seen[p])}"
+            )
         if viewer is None or p == viewer:
             if state.seen[p] and state.stage == 1:
                 lines.append(f"player_{p} Seen row: {cards(state.seen[p])}")
@@ -132,13 +205,15 @@ def render(game: GermanWhist, state: State, viewer: int | None = None) -> str:
         lines.append(f"Trick: player_{state.leader} led {deck.pretty(state.lead)}")
     if state.last_trick is not None:
         a, b, w = state.last_trick
-        lines.append(
-            f"Last trick: {deck.pretty(a)} {deck.pretty(b)} won by player_{w}"
-        )
+        lines.append(f"Last trick: {deck.pretty(a)} {deck.pretty(b)} won by player_{w}")
     lines.append(
         f"Tricks stage 1: {state.tricks1[0]}-{state.tricks1[1]}   "
         f"stage 2: {state.tricks2[0]}-{state.tricks2[1]}"
-        + (f"   match points: {state.match[0]}-{state.match[1]}" if game.honeymoon else "")
+        + (
+            f"   match points: {state.match[0]}-{state.match[1]}"
+            if game.honeymoon
+            else ""
+        )
     )
     if state.phase == Phase.OVER:
         lines.append(f"Game over: player_{state.winner} wins")

@@ -9,7 +9,7 @@ can force any deal.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -61,6 +61,10 @@ class GermanWhist(Game[State]):
         self.deck = FRENCH_54 if self.honeymoon else FRENCH_52
         self.stock_size = self.deck.size - 2 * HAND_SIZE  # 26, or 28 with the jokers
         self.jokers = self.deck.suit_mask[4]
+        # Highest first: "The High Joker beats the Low Joker, which beats the Ace of trumps."
+        self.joker_order = (
+            (self.deck.card("JKH"), self.deck.card("JKL")) if self.honeymoon else ()
+        )
         self.name = "german_whist_v0"
         self.num_players = 2
         self.num_actions = self.deck.size
@@ -96,8 +100,8 @@ class GermanWhist(Game[State]):
     def sample_chance(self, state: State, rng: np.random.Generator) -> list[int]:
         if state.phase == Phase.DEAL:
             # The rest of the shuffle at once: the same distribution as card-by-card draws.
-            left = self.deck.all_mask & ~mask_of(state.dealt)
-            return [cards_in(left)[i] for i in rng.permutation(left.bit_count()).tolist()]
+            left = cards_in(self.deck.all_mask & ~mask_of(state.dealt))
+            return [left[i] for i in rng.permutation(len(left)).tolist()]
         return super().sample_chance(state, rng)
 
     def apply(self, state: State, action: int) -> None:
@@ -153,6 +157,10 @@ class GermanWhist(Game[State]):
         if state.phase != Phase.PLAY:
             return []
         return cards_in(self.legal_mask(state))
+
+    def legal_bits(self, state: State) -> int:
+        """The legal actions as a bitmask (action ids are card ids): the adapter's fast path."""
+        return self.legal_mask(state) if state.phase == Phase.PLAY else 0
 
     def _suit_of_mask(self, state: State, card: int) -> int:
         """All cards of ``card``'s suit for following (a joker belongs to the trump suit)."""
@@ -243,6 +251,156 @@ class GermanWhist(Game[State]):
         state.dealer = 1 - dealer
         state.phase = Phase.DEAL
 
+    # --- invariants (the soak runner checks them after every step) --------------------
+    @property
+    def max_game_length(self) -> int:
+        """An upper bound on the decisions in one episode."""
+        if self.episode == "deal":
+            return self.deck.size  # every card is played at most once
+        # Each deal gives match points to exactly one player, at least one, so somebody
+        # reaches the target within 2 * (target - 1) + 1 deals.
+        return (2 * self.match_target - 1) * self.deck.size
+
+    def check_invariants(self, state: State) -> None:
+        """Cards conserved, Seen rows inside the hands, hand sizes and trick counts
+        matching the stage, match points consistent; AssertionError says which fails."""
+        deck, dealt = self.deck, state.dealt
+
+        def broken(what: str) -> AssertionError:
+            return AssertionError(f"{self!r}, phase {state.phase.name}: {what}")
+
+        if len(set(dealt)) != len(dealt):
+            raise broken("a card was dealt twice")
+        if state.stock != dealt[2 * HAND_SIZE :]:
+            raise broken("the stock is not the last cards dealt")
+        self._check_match(state, broken)
+        if state.phase in (Phase.CHOOSE_DEALER, Phase.DEAL):
+            first, second = dealt[:HAND_SIZE], dealt[HAND_SIZE : 2 * HAND_SIZE]
+            hands = [mask_of(first), mask_of(second)]
+            if state.hands != hands or state.played or state.stock_pos:
+                raise broken("hands, stock or played cards differ from the cards dealt")
+            return
+
+        # Cards: hands + stock not yet drawn + played = the pack, no overlaps.
+        if len(dealt) != deck.size:
+            raise broken(f"{len(dealt)} cards dealt, the pack has {deck.size}")
+        pos = state.stock_pos
+        if not 0 <= pos <= len(state.stock) or pos % 2:
+            raise broken(f"stock position {pos} in a stock of {len(state.stock)}")
+        undrawn = mask_of(state.stock[pos:])
+        parts = (state.hands[0], state.hands[1], undrawn, state.played)
+        if (
+            sum(p.bit_count() for p in parts) != deck.size
+            or parts[0] | parts[1] | parts[2] | parts[3] != deck.all_mask
+        ):
+            raise broken(
+                "cards not conserved: hands "
+                + " / ".join(deck.format_mask(h) for h in state.hands)
+                + f"; stock {deck.format_mask(undrawn)}"
+                + f"; played {deck.format_mask(state.played)}"
+            )
+
+        # Trumps: the suit of the first face-up card (spades for a joker), all deal.
+        top = state.stock[0]
+        trump = SPADES if (1 << top) & self.jokers else deck.suit[top]
+        mask = deck.suit_mask[trump] | self.jokers
+        if state.trump != trump or state.trump_mask != mask:
+            raise broken(f"trumps {state.trump}, the turned card is {deck.format(top)}")
+
+        # The Seen row: face-up prizes their winner still holds.
+        prizes = mask_of(state.stock[0:pos:2])
+        for p in (0, 1):
+            stray = state.seen[p] & ~(state.hands[p] & prizes)
+            if stray:
+                raise broken(
+                    f"player_{p}'s Seen row holds {deck.format_mask(stray)}, "
+                    "not a prize in his hand"
+                )
+
+        # Tricks: one stage-1 trick per two cards drawn; hands shrink only in stage 2.
+        t1, t2 = sum(state.tricks1), sum(state.tricks2)
+        if t1 != pos // 2:
+            raise broken(f"{t1} stage-1 tricks, {pos} stock cards drawn")
+        if (t2 and state.stage == 1) or t2 > STAGE2_TRICKS:
+            raise broken(f"{t2} stage-2 tricks in stage {state.stage}")
+        led = state.lead >= 0
+        if state.played.bit_count() != 2 * (t1 + t2) + led:
+            raise broken(f"{state.played.bit_count()} cards played in {t1 + t2} tricks")
+        if led and not (1 << state.lead) & state.played:
+            raise broken("the led card is not out of play")
+        for p in (0, 1):
+            size = HAND_SIZE - t2 - (led and p == state.leader)
+            if state.hands[p].bit_count() != size:
+                held = state.hands[p].bit_count()
+                raise broken(f"player_{p} holds {held} cards, not {size}")
+
+        # Voids: no card of a suit shown void outside the Seen row.
+        for p in (0, 1):
+            for s in range(4):
+                if state.voids[p] >> s & 1:
+                    suit = state.trump_mask if s == state.trump else deck.suit_mask[s]
+                    if state.hands[p] & ~state.seen[p] & suit:
+                        raise broken(
+                            f"player_{p} is marked void in {'SHDC'[s]} but holds "
+                            f"{deck.format_mask(state.hands[p] & suit)}"
+                        )
+
+        if state.phase == Phase.PLAY:
+            if state.winner != -1:
+                raise broken("a winner before the end")
+            if state.to_play != (1 - state.leader if led else state.leader):
+                raise broken(
+                    f"player_{state.to_play} to play, player_{state.leader} leads"
+                )
+            if t1 + t2 == 0 and state.leader != 1 - state.dealer:
+                raise broken("the dealer leads the first trick")
+            if not self.honeymoon and max(state.tricks2) >= TRICKS_TO_WIN:
+                raise broken(f"stage-2 tricks {state.tricks2} but play goes on")
+            return
+
+        # Over: German Whist at the 7th stage-2 trick, Honeymoon after all 27 tricks.
+        w = state.winner
+        if w not in (0, 1) or led:
+            raise broken(f"over with winner {w}, a trick half played: {led}")
+        if not self.honeymoon:
+            won, lost = state.tricks2[w], state.tricks2[1 - w]
+            if won != TRICKS_TO_WIN or lost >= TRICKS_TO_WIN:
+                raise broken(f"over at stage-2 tricks {state.tricks2}, winner {w}")
+            return
+        totals = [state.tricks1[p] + state.tricks2[p] for p in (0, 1)]
+        if t2 != STAGE2_TRICKS or totals[w] <= HAND_SIZE:
+            raise broken(f"deal over at tricks {totals}, winner player_{w}")
+        if self.episode == "deal" and state.match[w] != totals[w] - HAND_SIZE:
+            raise broken(f"match points {state.match} for tricks {totals}")
+
+    def _check_match(
+        self, state: State, broken: Callable[[str], AssertionError]
+    ) -> None:
+        """Match points: each finished deal gives 1..14 points to one player, and the
+        match is over exactly when somebody has the target."""
+        match = state.match
+        if not self.honeymoon:
+            if match != [0, 0] or state.deal_no:
+                raise broken(f"match points {match} after {state.deal_no} deals")
+            return
+        most = self.deck.size // 2 - HAND_SIZE  # 27 tricks - 13
+        if not state.deal_no <= sum(match) <= most * state.deal_no:
+            raise broken(f"match points {match} after {state.deal_no} deals")
+        if state.phase != Phase.OVER:
+            if max(match) >= self.match_target:
+                raise broken(f"match points {match} but play goes on")
+            return
+        w = state.winner
+        if self.episode == "match":
+            finished = match[w] >= self.match_target > match[1 - w]
+        else:
+            finished = state.deal_no == 1 and match[1 - w] == 0
+        if not finished:
+            raise broken(
+                f"over at match points {match} after {state.deal_no} deals, "
+                f"winner player_{w}"
+            )
+
     # --- results --------------------------------------------------------------------------
     def returns(self, state: State) -> list[float]:
         """German Whist: +1 / -1 for the deal. Honeymoon: the deal's match points (winner +,
@@ -285,7 +443,7 @@ class GermanWhist(Game[State]):
             raise ValueError("options['deals'] gives several deals but the episode is one deal")
         first_dealer = None
         if "dealer" in options:
-            first_dealer = parse_dealer(options, 2)
+            first_dealer = parse_dealer(options, 2, "options")
         out: list[int] = []
         for i, deal in enumerate(deals):
             check_keys(f"deal {i}", deal, ("dealer", "hands", "stock"))

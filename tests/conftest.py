@@ -1,0 +1,34 @@
+"""Shared test set-up: every test with ``env_name`` and ``options`` arguments runs once
+per registered variant (``parlour.envs.VARIANTS``), so a game that registers is covered
+by the generic tier without touching the tests."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from parlour import envs
+
+
+def variant_id(env_name: str, options: dict[str, Any]) -> str:
+    """A readable test id, e.g. ``german_whist_v0[variant=honeymoon,episode=deal]``."""
+    opts = ",".join(f"{k}={v}" for k, v in options.items())
+    return f"{env_name}[{opts}]"
+
+
+def all_variants() -> list[tuple[str, dict[str, Any]]]:
+    """Every (env name, options) pair the registry declares."""
+    return [
+        (name, dict(opts))
+        for name in envs.names()
+        for opts in envs.VARIANTS.get(name, [])
+    ]
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if {"env_name", "options"} <= set(metafunc.fixturenames):
+        pairs = all_variants()
+        metafunc.parametrize(
+            ("env_name", "options"), pairs, ids=[variant_id(n, o) for n, o in pairs]
+        )
