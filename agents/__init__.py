@@ -1,7 +1,8 @@
-"""Agents named by spec strings: ``random``, ``heuristic``, ``heuristic:-win_cheaply``, ….
+"""Agents named by spec strings: ``random``, ``heuristic``,
+``heuristic:-win_cheaply``, ….
 
-``make(spec, env_name)`` builds one. A heuristic spec may switch the bot's options (the seed's
-strategy tips) on with ``+name`` or off with ``-name``, comma-separated.
+``make(spec, env_name)`` builds one. A heuristic spec may switch the bot's options (the
+seed's strategy tips) on with ``+name`` or off with ``-name``, comma-separated.
 """
 
 from __future__ import annotations
@@ -36,12 +37,14 @@ def heuristic_class(env_name: str) -> type[Agent]:
 
 
 def parse_switches(text: str) -> dict[str, bool]:
-    """``"-win_cheaply,+save_trumps"`` -> ``{"win_cheaply": False, "save_trumps": True}``."""
+    """``"-win_cheaply,+save_trumps"`` ->
+    ``{"win_cheaply": False, "save_trumps": True}``."""
     out: dict[str, bool] = {}
     for token in filter(None, (t.strip() for t in text.split(","))):
         if token[0] not in "+-" or len(token) < 2:
             raise ValueError(
-                f"bad switch {token!r}: write +name to turn an option on or -name to turn it off"
+                f"bad switch {token!r}: write +name to turn an option on "
+                "or -name to turn it off"
             )
         out[token[1:]] = token[0] == "+"
     return out
@@ -50,8 +53,8 @@ def parse_switches(text: str) -> dict[str, bool]:
 def make(spec: str, env_name: str, seed: int | None = None, **context: Any) -> Agent:
     """Build an agent from its spec string for the env ``env_name``.
 
-    ``context`` carries what some agents need (e.g. ``env_options`` for checkpoint agents).
-    Raises ValueError with the accepted forms for an unknown spec.
+    ``context`` carries what some agents need (e.g. ``env_options`` for checkpoint
+    agents). Raises ValueError with the accepted forms for an unknown spec.
     """
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"agent spec must be a non-empty string, got {spec!r}")
@@ -66,18 +69,33 @@ def make(spec: str, env_name: str, seed: int | None = None, **context: Any) -> A
     if kind == "ckpt":
         from .checkpoint import CheckpointAgent
 
-        path, _, mode = arg.rpartition("@") if arg.endswith("@sample") else (arg, "", "")
+        path, _, mode = (
+            arg.rpartition("@") if arg.endswith("@sample") else (arg, "", "")
+        )
         if not path:
             raise ValueError("write ckpt:PATH (a checkpoint or run directory)")
-        return CheckpointAgent(path, env_name, context.get("env_options"), seed=seed,
-                               deterministic=mode != "sample")
+        return CheckpointAgent(
+            path,
+            env_name,
+            context.get("env_options"),
+            seed=seed,
+            deterministic=mode != "sample",
+        )
     if env_name in EXTRA_AGENTS:
         mod, fn = EXTRA_AGENTS[env_name].split(":")
         return getattr(importlib.import_module(mod), fn)(kind, arg, seed)
     raise ValueError(
-        f"unknown agent spec {spec!r}; use random, heuristic, heuristic:-tip,+tip or ckpt:PATH"
+        f"unknown agent spec {spec!r}; use random, heuristic, heuristic:-tip,+tip "
+        "or ckpt:PATH"
     )
 
 
-__all__ = ["HEURISTICS", "Agent", "RandomAgent", "Turn", "heuristic_class", "make",
-           "parse_switches"]
+__all__ = [
+    "HEURISTICS",
+    "Agent",
+    "RandomAgent",
+    "Turn",
+    "heuristic_class",
+    "make",
+    "parse_switches",
+]

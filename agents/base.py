@@ -1,9 +1,10 @@
 """The agent protocol shared by the arena, the play CLI and training.
 
-An agent is called once per decision with a `Turn`: the player's observation and action mask,
-and, for rule-based bots that read the engine as RLCard's rule models do, the engine and its
-state. Bots must only use what the seat may know (its own hand plus public information); the
-tests check that by changing hidden cards and asserting the bot's choice does not move.
+An agent is called once per decision with a `Turn`: the player's observation and action
+mask, and, for rule-based bots that read the engine as RLCard's rule models do, the
+engine and its state. Bots must only use what the seat may know (its own hand plus
+public information); the tests check that by changing hidden cards and asserting the
+bot's choice does not move.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from ..envs.core.engine import Game
 
 @dataclass
 class Turn:
-    """One decision: who acts, what they observe, and the engine view for rule-based bots."""
+    """One decision: who acts, what they observe, and the engine view for rule-based
+    bots."""
 
     game: Game
     state: Any
@@ -28,17 +30,19 @@ class Turn:
     mask: np.ndarray
 
     def legal_actions(self) -> list[int]:
-        """The legal action ids (from the mask, so they agree with what the env offers)."""
+        """The legal action ids (from the mask, so they agree with what the env
+        offers)."""
         return np.flatnonzero(self.mask).tolist()
 
 
 class Agent(ABC):
     """Maps a `Turn` to a legal action id."""
 
-    #: the spec string that recreates this agent (``"random"``, ``"heuristic:-win_cheaply"``)
+    #: the spec string that recreates this agent (``"random"``,
+    #: ``"heuristic:-win_cheaply"``)
     spec: str = "agent"
 
-    def reset(self, seed: int | None = None) -> None:
+    def reset(self, seed: int | None = None) -> None:  # noqa: B027 optional hook
         """Called before each game; agents with randomness reseed here."""
 
     @abstractmethod

@@ -1,8 +1,9 @@
 """The ``ckpt:PATH`` agent: a trained policy loaded from a checkpoint, played greedily.
 
-``ckpt:PATH`` accepts a checkpoint directory, its manifest, or a run directory (its latest
-checkpoint). ``ckpt:PATH@sample`` samples from the policy instead of taking its best move. A
-checkpoint made for another env or other options is refused with a message saying so.
+``ckpt:PATH`` accepts a checkpoint directory, its manifest, or a run directory (its
+latest checkpoint). ``ckpt:PATH@sample`` samples from the policy instead of taking its
+best move. A checkpoint made for another env or other options is refused with a message
+saying so.
 """
 
 from __future__ import annotations
@@ -17,18 +18,28 @@ from ..training.policy import NumpyPolicy, PolicyAgent
 class CheckpointAgent(PolicyAgent):
     """Plays the actor of a trained policy."""
 
-    def __init__(self, path: str, env_name: str, env_options: Mapping[str, Any] | None = None,
-                 seed: int | None = None, deterministic: bool = True):
+    def __init__(
+        self,
+        path: str,
+        env_name: str,
+        env_options: Mapping[str, Any] | None = None,
+        seed: int | None = None,
+        deterministic: bool = True,
+    ):
         from .. import envs
 
         ckpt = ckpt_io.load(path)
         game = envs.make(env_name, raw=True, **(env_options or {})).game
         ckpt_io.check_compatible(
-            ckpt, env_name, envs.game_options(env_name, env_options),
-            game.observation_size, game.num_actions,
+            ckpt,
+            env_name,
+            envs.game_options(env_name, env_options),
+            game.observation_size,
+            game.num_actions,
         )
         policy = NumpyPolicy(
-            ckpt_io.to_numpy(ckpt.tensors["policy"]), ckpt.manifest.get("activation", "tanh")
+            ckpt_io.to_numpy(ckpt.tensors["policy"]),
+            ckpt.manifest.get("activation", "tanh"),
         )
         spec = f"ckpt:{path}" + ("" if deterministic else "@sample")
         super().__init__(policy, spec, deterministic=deterministic, seed=seed)

@@ -4,10 +4,11 @@ One run measures each row for ``--seconds`` of CPU time, ``--repeats`` times (th
 taking turns), and keeps each row's fastest run:
 
 * every game (``ENV_ROWS``: both German Whist variants and one setting of each other
-  game) through ``parlour.envs.make`` (PettingZoo wrappers included), in PettingZoo's ``agent_iter`` loop: ``env.last()`` (observation and
-  mask every step), a random legal action from the mask, ``env.step`` (``None`` for the
-  finished agents' dead steps at the end, as the loop requires). Steps count every
-  ``step`` call; a game is an episode (a whole match for Honeymoon's default).
+  game) through ``parlour.envs.make`` (PettingZoo wrappers included), in PettingZoo's
+  ``agent_iter`` loop: ``env.last()`` (observation and mask every step), a random legal
+  action from the mask, ``env.step`` (``None`` for the finished agents' dead steps at
+  the end, as the loop requires). Steps count every ``step`` call; a game is an episode
+  (a whole match for Honeymoon's default).
 * the same game's raw engine: ``new_state``, ``sample_chance`` at chance nodes,
   ``legal_actions`` and ``apply``; it counts decision actions (the deal is in the time).
 * the framework floor: a trivial 2-player AEC env (``Discrete(52)``, a small float32
@@ -77,6 +78,7 @@ def _row_label(row: str) -> str:
     name, options = ENV_ROWS[row]
     opts = ",".join(f"{k}={v}" for k, v in options.items())
     return f"{name} {opts}"
+
 
 NOTES = (
     "Env rows count every env.step call (dead steps included); engine rows count",

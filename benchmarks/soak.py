@@ -36,9 +36,8 @@ import argparse
 import sys
 from typing import Any
 
-from parlour.envs.core.soak import soak
-
 from parlour import envs
+from parlour.envs.core.soak import soak
 
 
 def _count(text: str) -> int:

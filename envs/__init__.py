@@ -36,8 +36,13 @@ VARIANTS: dict[str, list[dict[str, Any]]] = {
     "fuenfzehn_tot_v0": [
         {"players": 2},
         {"players": 4, "matches": 5, "auto_forced_moves": True, "zero_sum": False},
-        {"players": 5, "matches": 3, "auto_stand_at_15_half1": True,
-         "half2_bust": "ends_round", "all_bust": "next_starter"},
+        {
+            "players": 5,
+            "matches": 3,
+            "auto_stand_at_15_half1": True,
+            "half2_bust": "ends_round",
+            "all_bust": "next_starter",
+        },
         {"players": 6, "matches": 2},
     ],
     "herzeln_v0": [
@@ -55,7 +60,12 @@ VARIANTS: dict[str, list[dict[str, Any]]] = {
     "fuenfzehnern_v0": [
         {"players": 4},
         {"players": 3, "removed_suit": "S", "lead_rules": "relaxed"},
-        {"lead_rules": "relaxed", "tying_scoring": True, "episode": "match", "num_hands": 2},
+        {
+            "lead_rules": "relaxed",
+            "tying_scoring": True,
+            "episode": "match",
+            "num_hands": 2,
+        },
         {"players": 3, "unbeatable_duty_on_first_suit": False, "episode": "match"},
     ],
 }
@@ -74,15 +84,20 @@ def module(name: str):
 
 
 def make(name: str, raw: bool = False, **options: Any):
-    """A new env by name; ``raw=True`` skips PettingZoo's wrappers. Bad options raise ValueError."""
+    """A new env by name; ``raw=True`` skips PettingZoo's wrappers. Bad options raise
+    ValueError."""
     mod = module(name)
     try:
         return mod.raw_env(**options) if raw else mod.env(**options)
     except TypeError as err:  # unknown keyword: say which options exist
         import inspect
 
-        params = [p for p in inspect.signature(mod.raw_env.__init__).parameters if p != "self"]
-        raise ValueError(f"bad options for {name}: {err}; options: {', '.join(params)}") from None
+        params = [
+            p for p in inspect.signature(mod.raw_env.__init__).parameters if p != "self"
+        ]
+        raise ValueError(
+            f"bad options for {name}: {err}; options: {', '.join(params)}"
+        ) from None
 
 
 #: raw_env keywords that change how the env is driven, not which game it is
@@ -90,19 +105,24 @@ _DRIVER_OPTIONS = ("render_mode", "illegal_action")
 
 
 def game_options(name: str, options: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The env's game options with defaults filled in (driver options such as render_mode
-    left out): two option dicts describe the same game exactly when these are equal."""
+    """The env's game options with defaults filled in (driver options such as
+    render_mode left out): two option dicts describe the same game exactly when these
+    are equal."""
     import inspect
 
     params = inspect.signature(module(name).raw_env.__init__).parameters
     out = {
         k: p.default
         for k, p in params.items()
-        if k != "self" and k not in _DRIVER_OPTIONS and p.default is not inspect.Parameter.empty
+        if k != "self"
+        and k not in _DRIVER_OPTIONS
+        and p.default is not inspect.Parameter.empty
     }
     for k, v in (options or {}).items():
         if k not in params or k == "self":
-            raise ValueError(f"unknown option {k!r} for {name}; options: {', '.join(out)}")
+            raise ValueError(
+                f"unknown option {k!r} for {name}; options: {', '.join(out)}"
+            )
         if k not in _DRIVER_OPTIONS:
             out[k] = v
     return out

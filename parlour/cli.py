@@ -30,7 +30,9 @@ def parse_options(pairs: Sequence[str] | None) -> dict[str, Any]:
     for pair in pairs or []:
         key, sep, value = pair.partition("=")
         if not sep or not key.strip():
-            raise UsageError(f"bad option {pair!r}: write KEY=VALUE, e.g. variant=honeymoon")
+            raise UsageError(
+                f"bad option {pair!r}: write KEY=VALUE, e.g. variant=honeymoon"
+            )
         try:
             out[key.strip()] = yaml.safe_load(value) if value.strip() else ""
         except yaml.YAMLError:
@@ -151,15 +153,21 @@ def cmd_train(args: argparse.Namespace) -> int:
     from .training.train import load_config, summary_table, train
 
     config = load_config(args.config, env=args.env, overrides=args.set or [])
-    result = train(config, run_dir=args.run_dir, resume=args.resume, progress=not args.quiet)
+    result = train(
+        config, run_dir=args.run_dir, resume=args.resume, progress=not args.quiet
+    )
     _report_run(result, summary_table)
     return 130 if result.interrupted else 0
 
 
 def _report_run(result, summary_table) -> None:
     if result.interrupted:
-        print(f"interrupted at step {result.steps}; checkpoint saved: {result.checkpoint}")
-        print("continue with: parlour train ... --resume --run-dir " + str(result.run_dir))
+        print(
+            f"interrupted at step {result.steps}; checkpoint saved: {result.checkpoint}"
+        )
+        print(
+            "continue with: parlour train ... --resume --run-dir " + str(result.run_dir)
+        )
         return
     print(f"trained {result.steps} steps in {result.seconds / 60:.1f} min")
     print(summary_table(result))
@@ -188,10 +196,33 @@ def cmd_eval(args: argparse.Namespace) -> int:
         )
         tables.append(result.table())
         if args.json:
-            path = f"{args.json.removesuffix('.json')}-{opponent.replace(':', '_')}.json"
+            path = (
+                f"{args.json.removesuffix('.json')}-{opponent.replace(':', '_')}.json"
+            )
             save_json(result, path)
     print(f"checkpoint {ckpt.path} ({ckpt.env_name}, step {ckpt.step})")
     print("\n\n".join(tables))
+    return 0
+
+
+# --- tips -------------------------------------------------------------------------------
+def cmd_tips(args: argparse.Namespace) -> int:
+    from .training.tips import run_tips
+
+    run = run_tips(
+        args.game,
+        tips=args.tip,
+        games=args.games,
+        opponents=args.opponents,
+        checkpoint=args.checkpoint,
+        out=args.out,
+        seed=args.seed,
+        workers=args.workers,
+        progress=not args.quiet,
+    )
+    print(run.summary())
+    for path in run.paths.values():
+        print(f"wrote {path}")
     return 0
 
 
@@ -209,9 +240,13 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from .training.train import load_config, summary_table, train
 
     run_dir = args.run_dir or f"runs/demo-{time.strftime('%Y%m%d-%H%M%S')}"
-    overrides = [f"total_timesteps={args.steps}", f"eval_every={max(args.steps // 4, 1)}",
-                 f"checkpoint_every={max(args.steps // 4, 1)}", f"seed={args.seed}",
-                 f"eval_games={args.eval_games}"]
+    overrides = [
+        f"total_timesteps={args.steps}",
+        f"eval_every={max(args.steps // 4, 1)}",
+        f"checkpoint_every={max(args.steps // 4, 1)}",
+        f"seed={args.seed}",
+        f"eval_games={args.eval_games}",
+    ]
     config = load_config(None, env="german_whist_v0", overrides=overrides)
     print(
         f"Parlour demo: self-play MaskablePPO on German Whist for {args.steps:,} learner steps,\n"
@@ -220,8 +255,12 @@ def cmd_demo(args: argparse.Namespace) -> int:
     )
     result = train(config, run_dir=run_dir, progress=not args.quiet)
     _report_run(result, summary_table)
-    print(f"\nRun directory: {result.run_dir} (config, evaluations.csv, TensorBoard logs)")
-    print(f"Play against it: parlour play german_whist_v0 --opponent ckpt:{result.run_dir}")
+    print(
+        f"\nRun directory: {result.run_dir} (config, evaluations.csv, TensorBoard logs)"
+    )
+    print(
+        f"Play against it: parlour play german_whist_v0 --opponent ckpt:{result.run_dir}"
+    )
     return 130 if result.interrupted else 0
 
 
@@ -238,9 +277,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_list)
 
     def env_arg(p: argparse.ArgumentParser) -> None:
-        p.add_argument("env", help="environment name, e.g. german_whist_v0 (see 'parlour list')")
         p.add_argument(
-            "-o", "--option", action="append", metavar="KEY=VALUE",
+            "env", help="environment name, e.g. german_whist_v0 (see 'parlour list')"
+        )
+        p.add_argument(
+            "-o",
+            "--option",
+            action="append",
+            metavar="KEY=VALUE",
             help="environment option, repeatable (e.g. -o variant=honeymoon)",
         )
 
@@ -251,21 +295,37 @@ def build_parser() -> argparse.ArgumentParser:
         "heuristic:-tip,+tip.",
     )
     env_arg(p)
-    p.add_argument("--agents", nargs=2, required=True, metavar=("A", "B"),
-                   help="candidate and field agent specs")
-    p.add_argument("--games", type=_positive_int, default=200, help="games to play (200)")
-    p.add_argument("--duplicate", action="store_true",
-                   help="replay every deal with the seats swapped (paired comparison)")
-    p.add_argument("--seed", type=int, default=0, help="base seed for deals and agents (0)")
+    p.add_argument(
+        "--agents",
+        nargs=2,
+        required=True,
+        metavar=("A", "B"),
+        help="candidate and field agent specs",
+    )
+    p.add_argument(
+        "--games", type=_positive_int, default=200, help="games to play (200)"
+    )
+    p.add_argument(
+        "--duplicate",
+        action="store_true",
+        help="replay every deal with the seats swapped (paired comparison)",
+    )
+    p.add_argument(
+        "--seed", type=int, default=0, help="base seed for deals and agents (0)"
+    )
     p.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_arena)
 
     p = sub.add_parser("play", help="play a game in the terminal against a bot")
     env_arg(p)
-    p.add_argument("--opponent", default="heuristic", help="the bots' agent spec (heuristic)")
+    p.add_argument(
+        "--opponent", default="heuristic", help="the bots' agent spec (heuristic)"
+    )
     p.add_argument("--seat", type=int, default=0, help="your seat (0)")
-    p.add_argument("--seed", type=int, default=0, help="seed for the deal and the bots (0)")
+    p.add_argument(
+        "--seed", type=int, default=0, help="seed for the deal and the bots (0)"
+    )
     p.set_defaults(func=cmd_play)
 
     p = sub.add_parser(
@@ -276,28 +336,109 @@ def build_parser() -> argparse.ArgumentParser:
         "checkpoints, evaluations.csv, TensorBoard logs and learning_curve.png.",
     )
     p.add_argument("env", help="environment name, e.g. german_whist_v0")
-    p.add_argument("--config", metavar="FILE", help="YAML config (default configs/ENV.yaml)")
-    p.add_argument("--set", action="append", metavar="KEY=VALUE",
-                   help="override a config key, repeatable (e.g. total_timesteps=100000, "
-                   "env_options.variant=honeymoon)")
-    p.add_argument("--run-dir", metavar="DIR", help="where to write (default runs/ENV-...)")
-    p.add_argument("--resume", action="store_true",
-                   help="continue the run in --run-dir from its latest checkpoint")
+    p.add_argument(
+        "--config", metavar="FILE", help="YAML config (default configs/ENV.yaml)"
+    )
+    p.add_argument(
+        "--set",
+        action="append",
+        metavar="KEY=VALUE",
+        help="override a config key, repeatable (e.g. total_timesteps=100000, "
+        "env_options.variant=honeymoon)",
+    )
+    p.add_argument(
+        "--run-dir", metavar="DIR", help="where to write (default runs/ENV-...)"
+    )
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the run in --run-dir from its latest checkpoint",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_train)
 
     p = sub.add_parser("eval", help="evaluate a checkpoint against bots")
     p.add_argument("checkpoint", help="checkpoint directory or run directory")
-    p.add_argument("--vs", nargs="+", default=["random", "heuristic"], metavar="SPEC",
-                   help="opponent specs (random heuristic)")
-    p.add_argument("--games", type=_positive_int, default=1000, help="games per opponent")
-    p.add_argument("--duplicate", action="store_true", help="replay deals with seats swapped")
+    p.add_argument(
+        "--vs",
+        nargs="+",
+        default=["random", "heuristic"],
+        metavar="SPEC",
+        help="opponent specs (random heuristic)",
+    )
+    p.add_argument(
+        "--games", type=_positive_int, default=1000, help="games per opponent"
+    )
+    p.add_argument(
+        "--duplicate", action="store_true", help="replay deals with seats swapped"
+    )
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("-o", "--option", action="append", metavar="KEY=VALUE",
-                   help="env option override (normally taken from the checkpoint)")
-    p.add_argument("--json", metavar="FILE", help="write results as JSON (one file per opponent)")
+    p.add_argument(
+        "-o",
+        "--option",
+        action="append",
+        metavar="KEY=VALUE",
+        help="env option override (normally taken from the checkpoint)",
+    )
+    p.add_argument(
+        "--json", metavar="FILE", help="write results as JSON (one file per opponent)"
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_eval)
+
+    p = sub.add_parser(
+        "tips",
+        help="test the seeds' strategy tips: duplicate A/B experiments with 95%% CIs",
+        description="For each tip of GAME (german_whist, forty_fives, fuenfzehn_tot), "
+        "the heuristic bot with the tip (A) against the same bot without it (B), over "
+        "the same deals, seats rotated, against a pool of opponents; paired differences "
+        "per deal with 95% intervals, a p-value and sequential stopping. Hypotheses "
+        "come from configs/tips/ENV.yaml; writes GAME.md, GAME.png and GAME.json to "
+        "--out. Fünfzehn – tot also gets the rules' arithmetic checked exactly and the "
+        "seat order.",
+    )
+    p.add_argument(
+        "game", help="german_whist, forty_fives or fuenfzehn_tot (or ENV_v0)"
+    )
+    p.add_argument(
+        "--tip",
+        action="append",
+        metavar="NAME",
+        help="test only this tip, repeatable (default: every tip of the game)",
+    )
+    p.add_argument(
+        "--games",
+        type=int,
+        metavar="N",
+        help="at most N duplicate deals per tip (default: the config's)",
+    )
+    p.add_argument(
+        "--opponents",
+        nargs="+",
+        metavar="SPEC",
+        help="the opponent pool (default: random heuristic)",
+    )
+    p.add_argument(
+        "--checkpoint",
+        metavar="PATH",
+        help="add ckpt:PATH to the pool and measure its agreement with the tips",
+    )
+    p.add_argument(
+        "--out",
+        default="runs/tips",
+        metavar="DIR",
+        help="where to write the report, chart and JSON (runs/tips)",
+    )
+    p.add_argument("--seed", type=int, help="seed of the deals (default: the config's)")
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        metavar="W",
+        help="worker processes (default: the number of CPUs)",
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_tips)
 
     p = sub.add_parser(
         "dice-table",
@@ -315,12 +456,22 @@ def build_parser() -> argparse.ArgumentParser:
         "evaluates it against random and heuristic play on duplicate deals, prints the table "
         "and says where the checkpoint and learning curve are.",
     )
-    p.add_argument("--steps", type=_positive_int, default=DEMO_STEPS,
-                   help=f"learner steps ({DEMO_STEPS:,})")
-    p.add_argument("--eval-games", type=_positive_int, default=400,
-                   help="evaluation games per opponent (400)")
+    p.add_argument(
+        "--steps",
+        type=_positive_int,
+        default=DEMO_STEPS,
+        help=f"learner steps ({DEMO_STEPS:,})",
+    )
+    p.add_argument(
+        "--eval-games",
+        type=_positive_int,
+        default=400,
+        help="evaluation games per opponent (400)",
+    )
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--run-dir", metavar="DIR", help="where to write (default runs/demo-TIME)")
+    p.add_argument(
+        "--run-dir", metavar="DIR", help="where to write (default runs/demo-TIME)"
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=cmd_demo)
     return parser
@@ -330,7 +481,9 @@ def _positive_int(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+        raise argparse.ArgumentTypeError(
+            f"expected a positive integer, got {text!r}"
+        ) from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
     return value

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from parlour.envs.core.cards import (
     FRENCH_52,
     FRENCH_54,

@@ -19,8 +19,26 @@ def test_list(capsys):
 
 def test_arena_prints_table_and_json(tmp_path, capsys):
     path = tmp_path / "r.json"
-    assert main(["arena", "german_whist_v0", "--agents", "heuristic", "random", "--games",
-                 "10", "--duplicate", "--seed", "3", "--quiet", "--json", str(path)]) == 0
+    assert (
+        main(
+            [
+                "arena",
+                "german_whist_v0",
+                "--agents",
+                "heuristic",
+                "random",
+                "--games",
+                "10",
+                "--duplicate",
+                "--seed",
+                "3",
+                "--quiet",
+                "--json",
+                str(path),
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "win rate" in out and "paired margin" in out
     data = json.loads(path.read_text())
@@ -33,14 +51,52 @@ def test_arena_prints_table_and_json(tmp_path, capsys):
     [
         (["arena", "nope_v0", "--agents", "random", "random"], "unknown env"),
         (["arena", "german_whist_v0", "--agents", "random", "bogus"], "unknown agent"),
-        (["arena", "german_whist_v0", "--agents", "random", "random", "-o", "variant=x"],
-         "variant must be one of"),
-        (["arena", "german_whist_v0", "--agents", "random", "random", "-o", "colour=red"],
-         "bad options"),
-        (["arena", "german_whist_v0", "--agents", "random", "random", "-o", "novalue"],
-         "KEY=VALUE"),
-        (["arena", "german_whist_v0", "--agents", "heuristic:-no_such_tip", "random"],
-         "no_such_tip"),
+        (
+            [
+                "arena",
+                "german_whist_v0",
+                "--agents",
+                "random",
+                "random",
+                "-o",
+                "variant=x",
+            ],
+            "variant must be one of",
+        ),
+        (
+            [
+                "arena",
+                "german_whist_v0",
+                "--agents",
+                "random",
+                "random",
+                "-o",
+                "colour=red",
+            ],
+            "bad options",
+        ),
+        (
+            [
+                "arena",
+                "german_whist_v0",
+                "--agents",
+                "random",
+                "random",
+                "-o",
+                "novalue",
+            ],
+            "KEY=VALUE",
+        ),
+        (
+            [
+                "arena",
+                "german_whist_v0",
+                "--agents",
+                "heuristic:-no_such_tip",
+                "random",
+            ],
+            "no_such_tip",
+        ),
         (["play", "german_whist_v0", "--seat", "5"], "--seat"),
     ],
 )
@@ -50,10 +106,15 @@ def test_bad_arguments_give_clear_errors(argv, message, capsys):
     assert message in err and "Traceback" not in err
 
 
-@pytest.mark.parametrize("argv", [["arena", "german_whist_v0", "--agents", "random"],
-                                  ["arena", "german_whist_v0", "--agents", "a", "b",
-                                   "--games", "0"],
-                                  ["frobnicate"], []])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["arena", "german_whist_v0", "--agents", "random"],
+        ["arena", "german_whist_v0", "--agents", "a", "b", "--games", "0"],
+        ["frobnicate"],
+        [],
+    ],
+)
 def test_argparse_errors_exit_2(argv, capsys):
     with pytest.raises(SystemExit) as exc:
         main(argv)
@@ -62,13 +123,18 @@ def test_argparse_errors_exit_2(argv, capsys):
 
 
 def test_console_script_help():
-    out = subprocess.run([sys.executable, "-m", "parlour", "arena", "--help"],
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "parlour", "arena", "--help"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     assert "--duplicate" in out and "--agents" in out
 
 
 def test_play_a_whole_game_with_typos(monkeypatch, capsys):
-    """A person's bad entries get a message and a new prompt; the game runs to its end."""
+    """A person's bad entries get a message and a new prompt; the game runs to its
+    end."""
     answers = iter(["", "zz", "help"])
     seen = []
 
@@ -81,8 +147,12 @@ def test_play_a_whole_game_with_typos(monkeypatch, capsys):
             pass
         legal = [line for line in out.splitlines() if line.startswith("Legal: ")]
         if not legal:  # no new listing since the last answer: reuse the previous one
-            legal = [line for chunk in seen for line in chunk.splitlines()
-                     if line.startswith("Legal: ")]
+            legal = [
+                line
+                for chunk in seen
+                for line in chunk.splitlines()
+                if line.startswith("Legal: ")
+            ]
         return legal[-1].split()[-1].lower()  # lower case is accepted
 
     monkeypatch.setattr("builtins.input", fake_input)
@@ -102,7 +172,9 @@ def test_play_rejects_illegal_card_then_quits(monkeypatch, capsys):
         if answers:
             answers.append(out)
             return "quit"
-        legal = next(line for line in out.splitlines() if line.startswith("Legal: ")).split()[1:]
+        legal = next(
+            line for line in out.splitlines() if line.startswith("Legal: ")
+        ).split()[1:]
         answers.append(out)
         return next(n for n in FRENCH_52.names if n not in legal)
 
@@ -114,8 +186,21 @@ def test_play_rejects_illegal_card_then_quits(monkeypatch, capsys):
 
 def test_demo_smoke(tmp_path, capsys):
     run = tmp_path / "demo"
-    assert main(["demo", "--steps", "256", "--eval-games", "4", "--quiet", "--run-dir",
-                 str(run)]) == 0
+    assert (
+        main(
+            [
+                "demo",
+                "--steps",
+                "256",
+                "--eval-games",
+                "4",
+                "--quiet",
+                "--run-dir",
+                str(run),
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "checkpoint:" in out and "learning curve:" in out
     assert (run / "learning_curve.png").exists()

@@ -12,12 +12,12 @@ from collections import deque
 
 import numpy as np
 import pytest
+
+from parlour import envs
 from parlour.envs.core.cards import FRENCH_52 as DECK
 from parlour.envs.core.engine import CHANCE, TERMINAL, IllegalActionError
 from parlour.envs.forty_fives import FortyFives
 from parlour.envs.forty_fives.state import Phase
-
-from parlour import envs
 
 ENV = "forty_fives_v0"
 

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
+from parlour import agents, envs
 from parlour.agents.base import Turn
 from parlour.agents.forty_fives import TIPS, FortyFivesHeuristic
 from parlour.envs.core.cards import FRENCH_52 as DECK
 from parlour.training.arena import run_arena
-
-from parlour import agents, envs
 
 ENV = "forty_fives_v0"
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
+from parlour import agents, envs
 from parlour.agents.base import Turn
 from parlour.envs.core.engine import CHANCE, TERMINAL, IllegalActionError
 from parlour.envs.core.soak import soak
@@ -17,8 +19,6 @@ from parlour.envs.fuenfzehn_tot import FuenfzehnTot
 from parlour.envs.fuenfzehn_tot.observation import BLOCK, HEADER
 from parlour.envs.fuenfzehn_tot.rules import Phase
 from parlour.training.arena import run_arena
-
-from parlour import agents, envs
 
 ENV = "fuenfzehn_tot_v0"
 S = "stand"

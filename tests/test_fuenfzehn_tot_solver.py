@@ -12,11 +12,11 @@ from functools import cache
 from itertools import product
 
 import pytest
+
+from parlour import envs
 from parlour.agents import fuenfzehn_tot_solver as solver
 from parlour.envs.core.engine import CHANCE
 from parlour.envs.fuenfzehn_tot.rules import Phase, turn_options
-
-from parlour import envs
 
 ENV = "fuenfzehn_tot_v0"
 S = "stand"

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
+from parlour import envs
 from parlour.envs.core.engine import CHANCE, TERMINAL, IllegalActionError
 from parlour.envs.fuenfzehnern import Fuenfzehnern, raw_env
 from parlour.envs.fuenfzehnern.observation import layout
-
-from parlour import envs
 
 SUITS = "SHDC"
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
+from parlour import agents
 from parlour.agents.base import Turn
 from parlour.agents.fuenfzehnern import OPTIONS, FuenfzehnernHeuristic
 from parlour.envs.fuenfzehnern import raw_env
 from parlour.training.arena import play_game, run_arena
-
-from parlour import agents
 
 ENV = "fuenfzehnern_v0"
 

@@ -25,14 +25,14 @@ from typing import Any
 
 import numpy as np
 import pytest
-from parlour.envs import IllegalActionError
-from parlour.envs.core import soak as soak_module
-from parlour.envs.core.soak import soak
 from pettingzoo.test import api_test, seed_test
 from pettingzoo.utils.wrappers import BaseWrapper
 
 from parlour import envs
+from parlour.envs import IllegalActionError
+from parlour.envs.core import soak as soak_module
 from parlour.envs.core.cards import cards_in
+from parlour.envs.core.soak import soak
 
 SOAK_GAMES = 2000
 #: steps the default soak spends over all variants together, so that the file's run time
@@ -88,7 +88,8 @@ def german_whist_twins(
 
 
 def eight_card_deal(game: Any, rng: np.random.Generator) -> dict[str, Any]:
-    """Herzeln and Fünfzehnern: ``{"dealer", "hands": [[8] × n]}`` from the cards in play."""
+    """Herzeln and Fünfzehnern: ``{"dealer", "hands": [[8] × n]}`` from the cards in
+    play."""
     in_play = getattr(game, "in_play", game.deck.all_mask)
     names = [game.deck.format(c) for c in cards_in(in_play)]
     rng.shuffle(names)
@@ -117,8 +118,20 @@ def forty_fives_deal(game: Any, rng: np.random.Generator) -> dict[str, Any]:
 
 #: public state fields that must agree for two twin games to look alike (those a game
 #: lacks are ignored): Domino's layout and passes, Forty-Fives' robbing and auction
-PUBLIC_FIELDS = ("passes", "laid", "line_top", "line_bottom", "out_order", "rob_seat",
-                 "robbed_by", "bid_history", "contract", "trump", "drawn", "turned")
+PUBLIC_FIELDS = (
+    "passes",
+    "laid",
+    "line_top",
+    "line_bottom",
+    "out_order",
+    "rob_seat",
+    "robbed_by",
+    "bid_history",
+    "contract",
+    "trump",
+    "drawn",
+    "turned",
+)
 
 
 def swap_twins(make_deal: Callable, hand_size: int) -> Callable:
@@ -149,7 +162,9 @@ def swap_twins(make_deal: Callable, hand_size: int) -> Callable:
                 and game.current_player(x) == game.current_player(y) >= 0
                 and x.hands[observer] == y.hands[observer]
                 and x.played_by == y.played_by
-                and all(getattr(x, f, None) == getattr(y, f, None) for f in PUBLIC_FIELDS)
+                and all(
+                    getattr(x, f, None) == getattr(y, f, None) for f in PUBLIC_FIELDS
+                )
             )
 
         return {"deal": deal}, {"deal": twin}, observer, same_view
@@ -157,7 +172,8 @@ def swap_twins(make_deal: Callable, hand_size: int) -> Callable:
     return twins
 
 
-#: games without cards: no deal to force and no hidden cards (the reason is the skip text)
+#: games without cards: no deal to force and no hidden cards (the reason is the skip
+#: text)
 NO_CARDS = {
     "fuenfzehn_tot_v0": "dice game: no cards; scripted dice and the observation's "
     "independence of future dice are tested in tests/test_fuenfzehn_tot.py",

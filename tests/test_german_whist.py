@@ -13,13 +13,13 @@ from typing import Any
 
 import numpy as np
 import pytest
+
+from parlour import envs
 from parlour.envs import IllegalActionError
 from parlour.envs.core.cards import FRENCH_52, FRENCH_54, NO_SUIT, SUITS, Deck
 from parlour.envs.core.engine import CHANCE
 from parlour.envs.german_whist.rules import GermanWhist
 from parlour.envs.german_whist.state import Phase
-
-from parlour import envs
 
 ENV = "german_whist_v0"
 DECKS = {"german": FRENCH_52, "honeymoon": FRENCH_54}
@@ -424,9 +424,8 @@ def test_the_opponent_is_shown_void_until_his_next_hidden_draw() -> None:
     env = new_env(
         deal(hands=(["10S", "AD"], ["AH", "2D"]), stock=["3H"], voids=("", "S"))
     )
-    play(
-        env, "10S", "AH"
-    )  # player_1 shows void in spades, trumps and wins: no hidden draw
+    # player_1 shows void in spades, trumps and wins: no hidden draw
+    play(env, "10S", "AH")
     assert flag(env, 0, 4 + 0) == 1.0 and flag(env, 1, 4 + 0) == 0.0
     play(env, "2D", "AD")  # player_1 loses and draws a hidden card, maybe a spade
     assert state(env).last_trick[2] == 0
@@ -781,9 +780,8 @@ def test_honeymoon_match_goes_on_below_14_and_the_deal_alternates() -> None:
     rng = np.random.default_rng(0)
     while state(env).deal_no == 0:
         env.step(int(rng.choice(env.unwrapped.legal_actions())))
-    assert (
-        state(env).match == [1, 0] and state(env).dealer == 0
-    )  # the first dealer was 1
+    # the first dealer was 1
+    assert state(env).match == [1, 0] and state(env).dealer == 0
     assert not any(env.terminations.values()) and env.rewards["player_0"] == 0.0
     dealers = {0: 1}  # deal number -> dealer
     while not all(env.terminations.values()):
@@ -1000,9 +998,9 @@ def test_invariants_hold_through_random_games() -> None:
 
 @pytest.mark.parametrize("variant", ["german", "honeymoon"])
 def test_derived_blocks_match_their_definitions(variant: str) -> None:
-    """The observation's derived blocks agree with brute force over random play: a master
-    is a card of my hand that no unplayed card outside my hand beats when both are of
-    its suit; a winner beats the card led by the engine's own trick rule."""
+    """The observation's derived blocks agree with brute force over random play: a
+    master is a card of my hand that no unplayed card outside my hand beats when both
+    are of its suit; a winner beats the card led by the engine's own trick rule."""
     from parlour.envs.german_whist import observation
 
     env = envs.make("german_whist_v0", variant=variant, episode="deal")
@@ -1024,7 +1022,8 @@ def test_derived_blocks_match_their_definitions(variant: str) -> None:
                     continue
                 suit = g._suit_of_mask(s, c)
                 beaten = any(
-                    (1 << o) & outside and (1 << o) & suit
+                    (1 << o) & outside
+                    and (1 << o) & suit
                     and g._strength[o] > g._strength[c]
                     for o in range(n)
                 )

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
+from parlour import envs
 from parlour.envs.core.engine import CHANCE, TERMINAL, IllegalActionError
 from parlour.envs.core.soak import soak
 from parlour.envs.herzeln.rules import CONTRACTS, DEAL_TOTALS, Herzeln
-
-from parlour import envs
 
 RANKS = {
     3: ("A", "K", "Q", "J", "10", "9"),

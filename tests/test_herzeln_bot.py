@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
+from parlour import agents, envs
 from parlour.agents.base import RandomAgent, Turn
 from parlour.agents.herzeln import OPTIONS, HerzelnHeuristic
 from parlour.envs.core.engine import CHANCE, TERMINAL
 from parlour.envs.herzeln.rules import CONTRACTS
 from parlour.training.arena import play_game, run_arena
-
-from parlour import agents, envs
 
 
 def turn_of(env) -> Turn:

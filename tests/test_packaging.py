@@ -1,4 +1,5 @@
-"""The distribution ships every subpackage, and nothing installs top-level envs/agents modules."""
+"""The distribution ships every subpackage, and nothing installs top-level envs/agents
+modules."""
 
 from __future__ import annotations
 
@@ -6,8 +7,12 @@ import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-TOP = {"parlour": "parlour", "envs": "parlour.envs", "agents": "parlour.agents",
-       "training": "parlour.training"}
+TOP = {
+    "parlour": "parlour",
+    "envs": "parlour.envs",
+    "agents": "parlour.agents",
+    "training": "parlour.training",
+}
 
 
 def test_every_package_directory_is_listed():
@@ -19,5 +24,7 @@ def test_every_package_directory_is_listed():
         for init in (ROOT / folder).rglob("__init__.py"):
             rel = init.parent.relative_to(ROOT / folder)
             found.add(".".join([name, *rel.parts]))
-    assert found == listed, f"missing: {sorted(found - listed)}, extra: {sorted(listed - found)}"
+    assert found == listed, (
+        f"missing: {sorted(found - listed)}, extra: {sorted(listed - found)}"
+    )
     assert not {"envs", "agents", "training"} & listed

@@ -47,10 +47,12 @@ def trained(tmp_path_factory):
 
 @pytest.mark.parametrize("env_name", envs.names())
 def test_every_registered_env_trains(env_name, tmp_path):
-    """Each registered env survives a few hundred steps of self-play and is evaluated."""
+    """Each registered env survives a few hundred steps of self-play and is
+    evaluated."""
     options = envs.VARIANTS[env_name][0]
-    result = train(tiny_config(env_name, env_options=options), run_dir=tmp_path,
-                   progress=False)
+    result = train(
+        tiny_config(env_name, env_options=options), run_dir=tmp_path, progress=False
+    )
     assert result.steps >= TINY["total_timesteps"]
     assert (result.checkpoint / ckpt_io.MANIFEST).is_file()
     assert {r["opponent"] for r in result.evaluations} == {"random"}
@@ -67,15 +69,18 @@ def test_run_directory_contents(trained):
 
 
 def test_numpy_actor_matches_torch_policy(trained):
-    """The numpy forward pass used by opponents and ckpt agents equals MaskablePPO's logits."""
+    """The numpy forward pass used by opponents and ckpt agents equals MaskablePPO's
+    logits."""
     ckpt = ckpt_io.load(trained.checkpoint)
     policy = NumpyPolicy(ckpt_io.to_numpy(ckpt.tensors["policy"]), "tanh")
     w = ckpt.tensors["policy"]
     obs = torch.rand(5, policy.observation_size)
     x = obs
     for i in range(len(policy.layers)):
-        x = torch.tanh(x @ w[f"mlp_extractor.policy_net.{2 * i}.weight"].T
-                       + w[f"mlp_extractor.policy_net.{2 * i}.bias"])
+        x = torch.tanh(
+            x @ w[f"mlp_extractor.policy_net.{2 * i}.weight"].T
+            + w[f"mlp_extractor.policy_net.{2 * i}.bias"]
+        )
     expected = x @ w["action_net.weight"].T + w["action_net.bias"]
     np.testing.assert_allclose(policy.logits(obs.numpy()), expected.numpy(), atol=1e-5)
 
@@ -83,8 +88,13 @@ def test_numpy_actor_matches_torch_policy(trained):
 def test_checkpoint_agent_plays_legal_moves(trained):
     from parlour.training.arena import run_arena
 
-    result = run_arena("german_whist_v0", [f"ckpt:{trained.run_dir}", "random"], games=6,
-                       duplicate=True, seed=3)
+    result = run_arena(
+        "german_whist_v0",
+        [f"ckpt:{trained.run_dir}", "random"],
+        games=6,
+        duplicate=True,
+        seed=3,
+    )
     assert result.games == 6
 
 
@@ -98,7 +108,8 @@ def test_resume_continues_steps_and_optimizer(trained, tmp_path):
     after = ckpt_io.load(run)
     assert before.step == 256 and after.step == result.steps == 512
     new_steps = [s["step"] for s in after.tensors["optimizer"]["state"].values()]
-    # Adam's per-parameter step counts went on from the saved ones instead of restarting.
+    # Adam's per-parameter step counts went on from the saved ones instead of
+    # restarting.
     assert all(n > b for n, b in zip(new_steps, adam_steps, strict=True))
     updates_per_rollout = 2 * 64 * 1 // 64  # n_envs * n_steps * n_epochs / batch_size
     assert new_steps[0] == adam_steps[0] + 2 * updates_per_rollout
@@ -151,8 +162,11 @@ def test_missing_files_rejected(trained, tmp_path):
 
 def test_checkpoint_for_other_options_rejected(trained):
     with pytest.raises(ckpt_io.CheckpointError, match="trained with options"):
-        make_agent(f"ckpt:{trained.checkpoint}", "german_whist_v0",
-                   env_options={"variant": "honeymoon", "episode": "deal"})
+        make_agent(
+            f"ckpt:{trained.checkpoint}",
+            "german_whist_v0",
+            env_options={"variant": "honeymoon", "episode": "deal"},
+        )
 
 
 def test_checkpoint_for_other_env_rejected(trained, tmp_path):
@@ -165,7 +179,8 @@ def test_checkpoint_for_other_env_rejected(trained, tmp_path):
 
 
 def test_weights_file_is_not_unpickled_blindly(trained, tmp_path):
-    """A weights file that needs arbitrary unpickling is refused by weights_only loading."""
+    """A weights file that needs arbitrary unpickling is refused by weights_only
+    loading."""
     ckpt = corrupt_copy(trained, tmp_path)
     torch.save({"policy": object()}, ckpt / ckpt_io.WEIGHTS)
     manifest = json.loads((ckpt / ckpt_io.MANIFEST).read_text())
@@ -177,9 +192,14 @@ def test_weights_file_is_not_unpickled_blindly(trained, tmp_path):
 
 @pytest.mark.parametrize("seat", [0, 1])
 def test_selfplay_delivers_terminal_reward_to_learner(seat):
-    """The learner's rewards add up to its final return, also when the opponent moved last."""
-    env = SelfPlayEnv("german_whist_v0", pool=OpponentPool("german_whist_v0", {"random": 1}),
-                      seed=seat, learner_seats=[seat])
+    """The learner's rewards add up to its final return, also when the opponent moved
+    last."""
+    env = SelfPlayEnv(
+        "german_whist_v0",
+        pool=OpponentPool("german_whist_v0", {"random": 1}),
+        seed=seat,
+        learner_seats=[seat],
+    )
     rng = np.random.default_rng(seat)
     finals, opponent_last = [], 0
     for _ in range(60):
@@ -187,7 +207,8 @@ def test_selfplay_delivers_terminal_reward_to_learner(seat):
         total, done = 0.0, False
         while not done:
             legal = np.flatnonzero(env.action_masks())
-            learner_leads = env.env.state.lead < 0  # then the opponent plays the trick's end
+            # then the opponent plays the trick's end
+            learner_leads = env.env.state.lead < 0
             _, reward, done, _, info = env.step(int(rng.choice(legal)))
             total += reward
         state = env.env.state
@@ -213,14 +234,17 @@ def team_envs():
 @pytest.mark.parametrize("name,opts", team_envs())
 def test_selfplay_partners_share_reward(name, opts):
     """In partnership games the learner's reward is its team's, like its partner's."""
-    env = SelfPlayEnv(name, opts, pool=OpponentPool(name, {"random": 1}, env_options=opts),
-                      seed=1)
+    env = SelfPlayEnv(
+        name, opts, pool=OpponentPool(name, {"random": 1}, env_options=opts), seed=1
+    )
     rng = np.random.default_rng(0)
     for _ in range(5):
         env.reset()
         total, done = 0.0, False
         while not done:
-            _, reward, done, _, _ = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+            _, reward, done, _, _ = env.step(
+                int(rng.choice(np.flatnonzero(env.action_masks())))
+            )
             total += reward
         returns = env.game.returns(env.env.state)
         team = next(t for t in env.game.teams() if env.seat in t)
@@ -234,8 +258,11 @@ def test_config_validation(tmp_path):
         config_from_dict({"total_timesteps": "many"})
     with pytest.raises(ValueError, match="unknown option"):
         config_from_dict({"env_options": {"variantt": "german"}})
-    cfg = load_config(None, env="german_whist_v0",
-                      overrides=["env_options.variant=honeymoon", "learning_rate=1e-3"])
+    cfg = load_config(
+        None,
+        env="german_whist_v0",
+        overrides=["env_options.variant=honeymoon", "learning_rate=1e-3"],
+    )
     assert cfg.env_options["variant"] == "honeymoon" and cfg.learning_rate == 1e-3
     bad = tmp_path / "bad.yaml"
     bad.write_text("- a list\n")
@@ -244,8 +271,10 @@ def test_config_validation(tmp_path):
 
 
 def test_cli_eval_and_bad_checkpoint(trained, tmp_path, capsys):
-    assert cli(["eval", str(trained.run_dir), "--vs", "random", "--games", "4",
-                "--quiet"]) == 0
+    assert (
+        cli(["eval", str(trained.run_dir), "--vs", "random", "--games", "4", "--quiet"])
+        == 0
+    )
     assert "win rate" in capsys.readouterr().out
     assert cli(["eval", str(tmp_path / "missing"), "--quiet"]) == 2
     assert "does not exist" in capsys.readouterr().err

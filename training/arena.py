@@ -1,9 +1,11 @@
-"""The arena: agents play many games of an env and the results come with confidence intervals.
+"""The arena: agents play many games of an env and the results come with confidence
+intervals.
 
-Two agent specs ``A B`` mean a candidate ``A`` against a field of ``B``: ``A`` takes one seat (one
-team in partnership games) and ``B`` every other. Without ``--duplicate`` the candidate's seat
-rotates from game to game; with it every deal (the env seed) is replayed once per seating, so both
-agents hold the same cards and the paired per-deal difference removes the luck of the deal.
+Two agent specs ``A B`` mean a candidate ``A`` against a field of ``B``: ``A`` takes one
+seat (one team in partnership games) and ``B`` every other. Without ``--duplicate`` the
+candidate's seat rotates from game to game; with it every deal (the env seed) is
+replayed once per seating, so both agents hold the same cards and the paired per-deal
+difference removes the luck of the deal.
 """
 
 from __future__ import annotations
@@ -23,9 +25,13 @@ from .stats import Interval, mean_interval, wilson
 
 
 def play_game(
-    env, players: Sequence[Agent], seed: int | None = None, options: Mapping | None = None
+    env,
+    players: Sequence[Agent],
+    seed: int | None = None,
+    options: Mapping | None = None,
 ) -> list[float]:
-    """Play one episode; ``players[i]`` plays seat ``i``. Returns each seat's total reward."""
+    """Play one episode; ``players[i]`` plays seat ``i``. Returns each seat's total
+    reward."""
     env.reset(seed=seed, options=options)
     raw = env.unwrapped
     totals = [0.0] * len(players)
@@ -42,7 +48,8 @@ def play_game(
 
 
 def teams_of(game) -> list[list[int]]:
-    """The seats that share a result: partnerships where the game has them, else one per seat."""
+    """The seats that share a result: partnerships where the game has them, else one per
+    seat."""
     teams = getattr(game, "teams", None)
     if callable(teams):
         return [list(t) for t in teams()]
@@ -59,9 +66,11 @@ class ArenaResult:
     duplicate: bool
     seed: int
     games: int = 0
-    candidate_scores: list[float] = field(default_factory=list)  # candidate's return per game
+    # candidate's return per game
+    candidate_scores: list[float] = field(default_factory=list)
     field_scores: list[float] = field(default_factory=list)  # mean return of the others
-    candidate_wins: list[float] = field(default_factory=list)  # share of the win, see win_share
+    # share of the win, see win_share
+    candidate_wins: list[float] = field(default_factory=list)
     deal_index: list[int] = field(default_factory=list)
     num_teams: int = 2
 
@@ -77,8 +86,9 @@ class ArenaResult:
     def paired_difference(self) -> Interval:
         """Per deal: the candidate's mean margin over the field across all seatings."""
         per_deal: dict[int, list[float]] = {}
-        for d, c, f in zip(self.deal_index, self.candidate_scores, self.field_scores,
-                           strict=True):
+        for d, c, f in zip(
+            self.deal_index, self.candidate_scores, self.field_scores, strict=True
+        ):
             per_deal.setdefault(d, []).append(c - f)
         return mean_interval([float(np.mean(v)) for v in per_deal.values()])
 
@@ -109,13 +119,16 @@ class ArenaResult:
         w = max(12, len(a), len(b) + 8)
         lines = [
             f"{head}: {a} vs {b} — {self.games} games, {mode}, seed {self.seed}",
-            f"{'agent':<{w}}  {'win rate [95% Wilson CI]':<26}  {'mean score [95% CI]'}",
+            f"{'agent':<{w}}  {'win rate [95% Wilson CI]':<26}  "
+            f"{'mean score [95% CI]'}",
             f"{a:<{w}}  {str(win):<26}  {self.mean_score()}",
             f"{b + ' (field)':<{w}}  {'':<26}  {self.field_mean_score()}",
         ]
         if self.num_teams > 2:
-            lines.append(f"(win rate = share of the top score; an even share is "
-                         f"{1 / self.num_teams:.3f} with {self.num_teams} sides)")
+            lines.append(
+                f"(win rate = share of the top score; an even share is "
+                f"{1 / self.num_teams:.3f} with {self.num_teams} sides)"
+            )
         if self.duplicate:
             lines.append(
                 f"paired margin {a} − {b} per deal [95% CI]: {self.paired_difference()}"
@@ -123,9 +136,12 @@ class ArenaResult:
         return "\n".join(lines)
 
 
-def win_share(scores: Sequence[float], teams: list[list[int]], mine: Sequence[bool]) -> float:
-    """The candidate's share of the win: 1 if its team alone has the top score, 1/k if k teams
-    share it, else 0. A fair share is 1/(number of teams), for any number of players."""
+def win_share(
+    scores: Sequence[float], teams: list[list[int]], mine: Sequence[bool]
+) -> float:
+    """The candidate's share of the win: 1 if its team alone has the top score, 1/k if k
+    teams share it, else 0. A fair share is 1/(number of teams), for any number of
+    players."""
     team_scores = [float(np.mean([scores[s] for s in team])) for team in teams]
     top = max(team_scores)
     leaders = [i for i, v in enumerate(team_scores) if v == top]
@@ -150,12 +166,14 @@ def run_arena(
 ) -> ArenaResult:
     """Play ``games`` games of candidate ``specs[0]`` against field ``specs[1]``.
 
-    A spec is a spec string or an `Agent` object (a field agent object then plays every field
-    seat). With ``duplicate`` the number of games is rounded up to whole deals (one game per
-    seating).
+    A spec is a spec string or an `Agent` object (a field agent object then plays every
+    field seat). With ``duplicate`` the number of games is rounded up to whole deals
+    (one game per seating).
     """
     if len(specs) != 2:
-        raise ValueError(f"give two agent specs (candidate and field), got {len(specs)}")
+        raise ValueError(
+            f"give two agent specs (candidate and field), got {len(specs)}"
+        )
     if not isinstance(games, int) or games < 1:
         raise ValueError(f"games must be a positive integer, got {games!r}")
     env_options = dict(env_options or {})
@@ -164,6 +182,7 @@ def run_arena(
     teams = teams_of(game)
     rotations = seatings(game.num_players, teams)
     context = {"env_options": env_options}
+
     def build(spec: str | Agent, agent_seed: int) -> Agent:
         if isinstance(spec, Agent):
             return spec
@@ -173,9 +192,12 @@ def run_arena(
     field_agents = [build(specs[1], seed + 1 + s) for s in range(game.num_players)]
     specs = [s if isinstance(s, str) else s.spec for s in specs]
     deals = -(-games // len(rotations)) if duplicate else games
-    deal_seeds = np.random.SeedSequence(seed).generate_state(deals, dtype=np.uint32).tolist()
-    result = ArenaResult(env_name, env_options, list(specs), duplicate, seed,
-                         num_teams=len(teams))
+    deal_seeds = (
+        np.random.SeedSequence(seed).generate_state(deals, dtype=np.uint32).tolist()
+    )
+    result = ArenaResult(
+        env_name, env_options, list(specs), duplicate, seed, num_teams=len(teams)
+    )
     bar = None
     total = deals * len(rotations) if duplicate else games
     if progress:
@@ -215,7 +237,12 @@ def save_json(result: ArenaResult, path: str | Path) -> None:
     data = result.summary()
     data["per_game"] = [
         {"deal": d, "candidate": c, "field": f, "win": w}
-        for d, c, f, w in zip(result.deal_index, result.candidate_scores, result.field_scores,
-                              result.candidate_wins, strict=True)
+        for d, c, f, w in zip(
+            result.deal_index,
+            result.candidate_scores,
+            result.field_scores,
+            result.candidate_wins,
+            strict=True,
+        )
     ]
     Path(path).write_text(json.dumps(data, indent=2))

@@ -1,13 +1,14 @@
 """Checkpoints: safe to write, safe to read, and self-describing.
 
-A checkpoint is a directory holding ``weights.pt`` (tensors only: the policy, the optimiser, the
-frozen snapshots of the opponent pool) and ``manifest.json`` (env name and options, observation
-and action sizes, network shape, config, step count, package versions, and the SHA-256 of the
-weights). It is written into a temporary directory and renamed into place, so an interrupted
-write never leaves a half checkpoint under the final name. Loading never unpickles arbitrary
-objects (``torch.load(weights_only=True)``) and checks the hash first, so a truncated or corrupt
-file, a missing file, or a checkpoint made for another env or other options fails with a message
-that names the problem.
+A checkpoint is a directory holding ``weights.pt`` (tensors only: the policy, the
+optimiser, the frozen snapshots of the opponent pool) and ``manifest.json`` (env name
+and options, observation and action sizes, network shape, config, step count, package
+versions, and the SHA-256 of the weights). It is written into a temporary directory and
+renamed into place, so an interrupted write never leaves a half checkpoint under the
+final name. Loading never unpickles arbitrary objects
+(``torch.load(weights_only=True)``) and checks the hash first, so a truncated or corrupt
+file, a missing file, or a checkpoint made for another env or other options fails with a
+message that names the problem.
 """
 
 from __future__ import annotations
@@ -39,8 +40,15 @@ class CheckpointError(ValueError):
 def package_versions() -> dict[str, str]:
     """Versions of the packages a checkpoint depends on."""
     out = {}
-    for name in ("parlour", "torch", "stable-baselines3", "sb3-contrib", "pettingzoo",
-                 "gymnasium", "numpy"):
+    for name in (
+        "parlour",
+        "torch",
+        "stable-baselines3",
+        "sb3-contrib",
+        "pettingzoo",
+        "gymnasium",
+        "numpy",
+    ):
         try:
             out[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
@@ -65,13 +73,16 @@ def write_json_atomic(path: Path, data: Any) -> None:
             json.dump(data, f, indent=2, sort_keys=True)
             f.flush()
             os.fsync(f.fileno())
+        os.chmod(tmp, 0o644)  # mkstemp makes it private; a result file is not secret
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
 
 
-def save(directory: str | Path, tensors: Mapping[str, Any], manifest: Mapping[str, Any]) -> Path:
+def save(
+    directory: str | Path, tensors: Mapping[str, Any], manifest: Mapping[str, Any]
+) -> Path:
     """Write a checkpoint directory atomically and return its path."""
     import torch
 
@@ -79,6 +90,7 @@ def save(directory: str | Path, tensors: Mapping[str, Any], manifest: Mapping[st
     final.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(dir=final.parent, prefix=f".{final.name}."))
     try:
+        tmp.chmod(0o755)  # mkdtemp makes it private
         weights = tmp / WEIGHTS
         torch.save(dict(tensors), weights)
         data = {
@@ -135,7 +147,8 @@ def resolve(path: str | Path) -> Path:
         raise CheckpointError(f"no checkpoint at {path}: the path does not exist")
     if not p.is_dir():
         raise CheckpointError(
-            f"{path} is not a checkpoint: expected a directory with {MANIFEST} and {WEIGHTS}"
+            f"{path} is not a checkpoint: "
+            f"expected a directory with {MANIFEST} and {WEIGHTS}"
         )
     return p
 
@@ -147,24 +160,32 @@ def load(path: str | Path) -> Checkpoint:
     directory = resolve(path)
     manifest_path, weights_path = directory / MANIFEST, directory / WEIGHTS
     if not manifest_path.is_file():
-        raise CheckpointError(f"{directory} has no {MANIFEST}: not a checkpoint or incomplete")
+        raise CheckpointError(
+            f"{directory} has no {MANIFEST}: not a checkpoint or incomplete"
+        )
     if not weights_path.is_file():
-        raise CheckpointError(f"{directory} has no {WEIGHTS}: the checkpoint is incomplete")
+        raise CheckpointError(
+            f"{directory} has no {WEIGHTS}: the checkpoint is incomplete"
+        )
     try:
         manifest = json.loads(manifest_path.read_text())
     except ValueError as err:
-        raise CheckpointError(f"{manifest_path} is corrupt (not valid JSON: {err})") from None
+        raise CheckpointError(
+            f"{manifest_path} is corrupt (not valid JSON: {err})"
+        ) from None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
         raise CheckpointError(f"{manifest_path} is not a Parlour checkpoint manifest")
     if manifest.get("format_version") != FORMAT_VERSION:
         raise CheckpointError(
-            f"{directory}: checkpoint format version {manifest.get('format_version')} is not "
+            f"{directory}: checkpoint format version "
+            f"{manifest.get('format_version')} is not "
             f"supported (this Parlour reads version {FORMAT_VERSION})"
         )
     digest = _sha256(weights_path)
     if digest != manifest.get("weights_sha256"):
         raise CheckpointError(
-            f"{weights_path} is corrupt or truncated: its SHA-256 does not match the manifest"
+            f"{weights_path} is corrupt or truncated: "
+            "its SHA-256 does not match the manifest"
         )
     try:
         tensors = torch.load(weights_path, map_location="cpu", weights_only=True)
@@ -173,9 +194,15 @@ def load(path: str | Path) -> Checkpoint:
     return Checkpoint(directory, manifest, tensors)
 
 
-def check_compatible(ckpt: Checkpoint, env_name: str, game_options: Mapping[str, Any],
-                     observation_size: int, num_actions: int) -> None:
-    """Raise `CheckpointError` unless ``ckpt`` was trained for this env and these options."""
+def check_compatible(
+    ckpt: Checkpoint,
+    env_name: str,
+    game_options: Mapping[str, Any],
+    observation_size: int,
+    num_actions: int,
+) -> None:
+    """Raise `CheckpointError` unless ``ckpt`` was trained for this env and these
+    options."""
     if ckpt.env_name != env_name:
         raise CheckpointError(
             f"checkpoint {ckpt.path} was trained on {ckpt.env_name}, not {env_name}"
@@ -188,8 +215,8 @@ def check_compatible(ckpt: Checkpoint, env_name: str, game_options: Mapping[str,
     sizes = (ckpt.manifest.get("observation_size"), ckpt.manifest.get("num_actions"))
     if sizes != (observation_size, num_actions):
         raise CheckpointError(
-            f"checkpoint {ckpt.path} expects observation/action sizes {sizes}, the env has "
-            f"{(observation_size, num_actions)}"
+            f"checkpoint {ckpt.path} expects observation/action sizes {sizes}, "
+            f"the env has {(observation_size, num_actions)}"
         )
 
 
@@ -199,4 +226,6 @@ def _canon(options: Mapping[str, Any]) -> dict[str, Any]:
 
 def to_numpy(state_dict: Mapping[str, Any]) -> dict[str, np.ndarray]:
     """A state dict's tensors as float32 numpy arrays."""
-    return {k: v.detach().cpu().numpy().astype(np.float32) for k, v in state_dict.items()}
+    return {
+        k: v.detach().cpu().numpy().astype(np.float32) for k, v in state_dict.items()
+    }

@@ -1,9 +1,11 @@
-"""A trained policy as plain numpy: fast inference for opponents, evaluation and the play CLI.
+"""A trained policy as plain numpy: fast inference for opponents, evaluation and the
+play CLI.
 
-MaskablePPO's ``MlpPolicy`` computes action logits as ``action_net(policy_net(obs))`` where
-``policy_net`` is a stack of Linear + activation layers. Frozen opponents act on every other
-step of self-play, so a numpy forward pass (tens of microseconds) instead of a torch call with
-its per-call overhead keeps training fast; ``tests/test_training.py`` checks the two agree.
+MaskablePPO's ``MlpPolicy`` computes action logits as ``action_net(policy_net(obs))``
+where ``policy_net`` is a stack of Linear + activation layers. Frozen opponents act on
+every other step of self-play, so a numpy forward pass (tens of microseconds) instead of
+a torch call with its per-call overhead keeps training fast; ``tests/test_training.py``
+checks the two agree.
 """
 
 from __future__ import annotations
@@ -28,7 +30,9 @@ class NumpyPolicy:
 
     def __init__(self, state_dict: Mapping[str, np.ndarray], activation: str = "tanh"):
         if activation not in ACTIVATIONS:
-            raise ValueError(f"unknown activation {activation!r}; known: {sorted(ACTIVATIONS)}")
+            raise ValueError(
+                f"unknown activation {activation!r}; known: {sorted(ACTIVATIONS)}"
+            )
         self.activation = ACTIVATIONS[activation]
         indices = sorted(
             int(m.group(1)) for k in state_dict if (m := _POLICY_LAYER.match(k))
@@ -36,7 +40,9 @@ class NumpyPolicy:
         try:
             self.layers = [
                 (
-                    np.ascontiguousarray(state_dict[f"mlp_extractor.policy_net.{i}.weight"].T),
+                    np.ascontiguousarray(
+                        state_dict[f"mlp_extractor.policy_net.{i}.weight"].T
+                    ),
                     state_dict[f"mlp_extractor.policy_net.{i}.bias"],
                 )
                 for i in indices
@@ -46,7 +52,9 @@ class NumpyPolicy:
                 state_dict["action_net.bias"],
             )
         except KeyError as err:
-            raise ValueError(f"policy weights lack {err}: not an SB3 MLP actor") from None
+            raise ValueError(
+                f"policy weights lack {err}: not an SB3 MLP actor"
+            ) from None
         self.observation_size = (
             self.layers[0][0].shape[0] if self.layers else self.out[0].shape[0]
         )
@@ -80,10 +88,16 @@ class NumpyPolicy:
 
 
 class PolicyAgent(Agent):
-    """A `NumpyPolicy` as an agent: greedy by default, or sampling with its own generator."""
+    """A `NumpyPolicy` as an agent: greedy by default, or sampling with its own
+    generator."""
 
-    def __init__(self, policy: NumpyPolicy, spec: str, deterministic: bool = True,
-                 seed: int | None = None):
+    def __init__(
+        self,
+        policy: NumpyPolicy,
+        spec: str,
+        deterministic: bool = True,
+        seed: int | None = None,
+    ):
         self.policy = policy
         self.spec = spec
         self.deterministic = deterministic
@@ -94,4 +108,6 @@ class PolicyAgent(Agent):
             self.rng = np.random.default_rng(seed)
 
     def act(self, turn: Turn) -> int:
-        return self.policy.act(turn.observation, turn.mask, self.rng, self.deterministic)
+        return self.policy.act(
+            turn.observation, turn.mask, self.rng, self.deterministic
+        )

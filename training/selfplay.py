@@ -1,14 +1,16 @@
-"""The self-play environment: one learner seat against a pool of opponents, as a gymnasium env.
+"""The self-play environment: one learner seat against a pool of opponents, as a
+gymnasium env.
 
-Each episode picks the learner's seat at random; every other seat is played by an opponent drawn
-from the pool (frozen snapshots of the learner, the game's heuristic bot, ``random``, mixed by
-weight). Opponents (and, in partnership games, partners) act inside ``step`` until the learner is
-to move again or the game ends, so the learner always receives *its own* reward, including the
-terminal reward that arrives after another player's final move; partners share the team reward
-because the engine's returns already do. ``action_masks()`` serves MaskablePPO.
+Each episode picks the learner's seat at random; every other seat is played by an
+opponent drawn from the pool (frozen snapshots of the learner, the game's heuristic bot,
+``random``, mixed by weight). Opponents (and, in partnership games, partners) act inside
+``step`` until the learner is to move again or the game ends, so the learner always
+receives *its own* reward, including the terminal reward that arrives after another
+player's final move; partners share the team reward because the engine's returns already
+do. ``action_masks()`` serves MaskablePPO.
 
-This deliberately differs from PettingZoo's SB3 tutorial wrapper, which returns one seat's
-observation with another seat's reward and never delivers the loser's -1.
+This deliberately differs from PettingZoo's SB3 tutorial wrapper, which returns one
+seat's observation with another seat's reward and never delivers the loser's -1.
 """
 
 from __future__ import annotations
@@ -37,12 +39,15 @@ class SnapshotAgent(Agent):
         self.rng = np.random.default_rng(seed)
 
     def act(self, turn: Turn) -> int:
-        return self.policy.act(turn.observation, turn.mask, self.rng, deterministic=False)
+        return self.policy.act(
+            turn.observation, turn.mask, self.rng, deterministic=False
+        )
 
 
 @dataclass
 class OpponentPool:
-    """Opponent kinds and their weights; ``"self"`` means the frozen snapshots of the learner."""
+    """Opponent kinds and their weights; ``"self"`` means the frozen snapshots of the
+    learner."""
 
     env_name: str
     weights: dict[str, float]
@@ -54,31 +59,38 @@ class OpponentPool:
 
     def __post_init__(self) -> None:
         if not self.weights or any(w < 0 for w in self.weights.values()):
-            raise ValueError(f"opponent weights must be non-negative, got {self.weights}")
+            raise ValueError(
+                f"opponent weights must be non-negative, got {self.weights}"
+            )
         if sum(self.weights.values()) <= 0:
             raise ValueError("at least one opponent weight must be positive")
         self.rng = np.random.default_rng(self.seed)
         for i, kind in enumerate(self.weights):
             if kind != "self":
                 self._fixed[kind] = agents_mod.make(
-                    kind, self.env_name, seed=self.seed + 101 * (i + 1),
+                    kind,
+                    self.env_name,
+                    seed=self.seed + 101 * (i + 1),
                     env_options=self.env_options,
                 )
 
     def add_snapshot(self, policy: NumpyPolicy, label: str) -> None:
         """Add a frozen learner; the oldest one leaves when the pool is full."""
-        self.snapshots.append(SnapshotAgent(policy, label, seed=int(self.rng.integers(2**31))))
+        self.snapshots.append(
+            SnapshotAgent(policy, label, seed=int(self.rng.integers(2**31)))
+        )
         del self.snapshots[: max(0, len(self.snapshots) - self.max_snapshots)]
 
     def draw(self) -> tuple[str, Agent]:
-        """One opponent: its kind and the agent. ``self`` falls back to the others while the
-        pool has no snapshot yet."""
+        """One opponent: its kind and the agent. ``self`` falls back to the others while
+        the pool has no snapshot yet."""
         kinds = [k for k in self.weights if k != "self" or self.snapshots]
         w = np.array([self.weights[k] for k in kinds], dtype=float)
         if w.sum() <= 0:  # only "self" has weight and there is no snapshot yet
             kinds, w = ["random"], np.ones(1)
-            self._fixed.setdefault("random", agents_mod.make("random", self.env_name,
-                                                             seed=self.seed))
+            self._fixed.setdefault(
+                "random", agents_mod.make("random", self.env_name, seed=self.seed)
+            )
         kind = kinds[int(self.rng.choice(len(kinds), p=w / w.sum()))]
         if kind == "self":
             return kind, self.snapshots[int(self.rng.integers(len(self.snapshots)))]
@@ -104,10 +116,13 @@ class SelfPlayEnv(gym.Env):
         self.env_options = dict(env_options or {})
         self.env = envs.make(env_name, raw=True, **self.env_options)
         self.game = self.env.game
-        self.pool = pool or OpponentPool(env_name, {"random": 1.0},
-                                         env_options=self.env_options)
+        self.pool = pool or OpponentPool(
+            env_name, {"random": 1.0}, env_options=self.env_options
+        )
         n = self.game.num_players
-        self.learner_seats = list(learner_seats) if learner_seats is not None else list(range(n))
+        self.learner_seats = (
+            list(learner_seats) if learner_seats is not None else list(range(n))
+        )
         self.observation_space = gym.spaces.Box(
             0.0, 1.0, shape=(self.game.observation_size,), dtype=np.float32
         )
@@ -120,27 +135,34 @@ class SelfPlayEnv(gym.Env):
         self.players: list[Agent | None] = []
         self.opponent_kind = ""
 
-    # --- gymnasium API ------------------------------------------------------------------
-    def reset(self, *, seed: int | None = None, options: Mapping[str, Any] | None = None):
+    # --- gymnasium API ----------------------------------------------------------------
+    def reset(
+        self, *, seed: int | None = None, options: Mapping[str, Any] | None = None
+    ):
         super().reset(seed=seed)
         if seed is not None:
             self._seed_rng = np.random.default_rng(seed)
         episode_seed = int(self._seed_rng.integers(2**31))
         self.env.reset(seed=episode_seed, options=options)
-        self.seat = self.learner_seats[int(self._seed_rng.integers(len(self.learner_seats)))]
+        self.seat = self.learner_seats[
+            int(self._seed_rng.integers(len(self.learner_seats)))
+        ]
         self.agent = self.env.possible_agents[self.seat]
         self.opponent_kind, opponent = self.pool.draw()
         opponent.reset(seed=int(self._seed_rng.integers(2**31)))
         # Partners come from the pool too; the learner controls only its own seat.
-        self.players = [None if s == self.seat else opponent for s in range(self.game.num_players)]
+        self.players = [
+            None if s == self.seat else opponent for s in range(self.game.num_players)
+        ]
         self._play_others()
         if self._done():  # decided before the learner moved: no decision to learn from
             return self.reset()
         return self._observation(), {}
 
     def step(self, action: int):
-        # The adapter zeroes the learner's cumulative reward when it acts, then adds its own
-        # and the others' rewards, so after the others move it holds this step's reward.
+        # The adapter zeroes the learner's cumulative reward when it acts, then adds its
+        # own and the others' rewards, so after the others move it holds this step's
+        # reward.
         self.env.step(int(action))
         self._play_others()
         reward = self.env._cumulative_rewards[self.agent]
@@ -164,7 +186,7 @@ class SelfPlayEnv(gym.Env):
             mask[self.game.legal_actions(self.env.state)] = True
         return mask
 
-    # --- internals ----------------------------------------------------------------------
+    # --- internals --------------------------------------------------------------------
     def _done(self) -> bool:
         return self.game.current_player(self.env.state) == TERMINAL
 

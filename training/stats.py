@@ -1,9 +1,9 @@
 """Confidence intervals for arena and experiment results.
 
 Win rates use the Wilson score interval (good coverage near 0 and 1, unlike the normal
-approximation). Mean scores, and the per-deal differences of duplicate play, use the normal
-interval on the mean; for duplicate play that is the paired interval, which removes the luck of
-the deal from the comparison.
+approximation). Mean scores, and the per-deal differences of duplicate play, use the
+normal interval on the mean; for duplicate play that is the paired interval, which
+removes the luck of the deal from the comparison.
 """
 
 from __future__ import annotations
@@ -28,7 +28,12 @@ class Interval:
         return f"{self.estimate:.3f} [{self.low:.3f}, {self.high:.3f}]"
 
     def as_dict(self) -> dict[str, float]:
-        return {"estimate": self.estimate, "low": self.low, "high": self.high, "n": self.n}
+        return {
+            "estimate": self.estimate,
+            "low": self.low,
+            "high": self.high,
+            "n": self.n,
+        }
 
 
 def wilson(successes: float, n: int, z: float = Z95) -> Interval:

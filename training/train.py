@@ -1,12 +1,14 @@
-"""Self-play training with sb3-contrib's MaskablePPO: one readable file, as cleanrl writes them.
+"""Self-play training with sb3-contrib's MaskablePPO: one readable file, as cleanrl
+writes them.
 
-``parlour train ENV`` reads ``configs/ENV.yaml`` (or ``--config``), applies ``--set key=value``
-overrides, saves the resolved config in the run directory and trains a learner against a pool of
-opponents (`training.selfplay`). Every ``checkpoint_every`` steps it writes an atomic checkpoint
-(`training.checkpoint`), every ``eval_every`` steps it plays the greedy learner against the
-baseline bots on duplicate deals and appends the results to ``evaluations.csv``; at the end it
-draws ``learning_curve.png``. Ctrl-C saves a checkpoint; ``--resume`` continues from the latest
-one with the step count, optimiser state, snapshot pool and evaluation history intact.
+``parlour train ENV`` reads ``configs/ENV.yaml`` (or ``--config``), applies
+``--set key=value`` overrides, saves the resolved config in the run directory and trains
+a learner against a pool of opponents (`training.selfplay`). Every ``checkpoint_every``
+steps it writes an atomic checkpoint (`training.checkpoint`), every ``eval_every`` steps
+it plays the greedy learner against the baseline bots on duplicate deals and appends the
+results to ``evaluations.csv``; at the end it draws ``learning_curve.png``. Ctrl-C saves
+a checkpoint; ``--resume`` continues from the latest one with the step count, optimiser
+state, snapshot pool and evaluation history intact.
 """
 
 from __future__ import annotations
@@ -37,7 +39,8 @@ CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs"
 
 @dataclass
 class TrainConfig:
-    """Everything a training run depends on; every field can be set with ``--set key=value``."""
+    """Everything a training run depends on; every field can be set with
+    ``--set key=value``."""
 
     env: str = "german_whist_v0"
     """registered env name"""
@@ -82,17 +85,32 @@ class TrainConfig:
     def validate(self) -> None:
         """Raise ValueError for an inconsistent config."""
         envs.game_options(self.env, self.env_options)  # unknown env or option
-        positive = ("total_timesteps", "n_envs", "n_steps", "batch_size", "n_epochs",
-                    "snapshot_every", "max_snapshots", "checkpoint_every", "eval_every",
-                    "eval_games")
+        positive = (
+            "total_timesteps",
+            "n_envs",
+            "n_steps",
+            "batch_size",
+            "n_epochs",
+            "snapshot_every",
+            "max_snapshots",
+            "checkpoint_every",
+            "eval_every",
+            "eval_games",
+        )
         for name in positive:
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ValueError(f"{name} must be a positive integer, got {value!r}")
         if self.activation not in ("tanh", "relu"):
-            raise ValueError(f"activation must be tanh or relu, got {self.activation!r}")
-        if not self.net_arch or any(not isinstance(h, int) or h < 1 for h in self.net_arch):
-            raise ValueError(f"net_arch must be a list of positive integers, got {self.net_arch}")
+            raise ValueError(
+                f"activation must be tanh or relu, got {self.activation!r}"
+            )
+        if not self.net_arch or any(
+            not isinstance(h, int) or h < 1 for h in self.net_arch
+        ):
+            raise ValueError(
+                f"net_arch must be a list of positive integers, got {self.net_arch}"
+            )
         if not 0 < self.gamma <= 1 or not 0 < self.gae_lambda <= 1:
             raise ValueError("gamma and gae_lambda must lie in (0, 1]")
         if self.learning_rate <= 0:
@@ -105,10 +123,14 @@ def _field_types() -> dict[str, Any]:
     return {f.name: f for f in dataclasses.fields(TrainConfig)}
 
 
-def load_config(path: str | Path | None = None, env: str | None = None,
-                overrides: Sequence[str] = ()) -> TrainConfig:
+def load_config(
+    path: str | Path | None = None,
+    env: str | None = None,
+    overrides: Sequence[str] = (),
+) -> TrainConfig:
     """The config from a YAML file (default ``configs/ENV.yaml`` when it exists), with
-    ``key=value`` overrides; dotted keys reach into dicts (``env_options.variant=honeymoon``)."""
+    ``key=value`` overrides; dotted keys reach into dicts
+    (``env_options.variant=honeymoon``)."""
     data: dict[str, Any] = {}
     if path is None and env is not None and (CONFIG_DIR / f"{env}.yaml").is_file():
         path = CONFIG_DIR / f"{env}.yaml"
@@ -178,7 +200,7 @@ def config_from_dict(data: Mapping[str, Any]) -> TrainConfig:
     return config
 
 
-# --- the run -----------------------------------------------------------------------------
+# --- the run --------------------------------------------------------------------------
 @dataclass
 class TrainResult:
     run_dir: Path
@@ -191,25 +213,32 @@ class TrainResult:
 
 
 def default_run_dir(config: TrainConfig) -> Path:
-    """``runs/ENV-VARIANT-seedS`` (reproducible: the same config names the same directory)."""
+    """``runs/ENV-VARIANT-seedS`` (reproducible: the same config names the same
+    directory)."""
     tag = "-".join(str(v) for _, v in sorted(config.env_options.items()))
     name = f"{config.env}" + (f"-{tag}" if tag else "") + f"-seed{config.seed}"
     return Path("runs") / name
 
 
-def train(config: TrainConfig, run_dir: str | Path | None = None, resume: bool = False,
-          progress: bool = True, final_eval: bool = True) -> TrainResult:
+def train(
+    config: TrainConfig,
+    run_dir: str | Path | None = None,
+    resume: bool = False,
+    progress: bool = True,
+    final_eval: bool = True,
+) -> TrainResult:
     """Run (or resume) self-play training; returns where everything was written.
 
     ``final_eval=False`` skips the evaluation after the last step (for timing runs).
     """
     config.validate()
-    torch.set_num_threads(1)  # about 3x faster than the default for small MLPs on this CPU
+    # about 3x faster than the default for small MLPs on this CPU
+    torch.set_num_threads(1)
     run_dir = Path(run_dir) if run_dir is not None else default_run_dir(config)
     if run_dir.exists() and any(run_dir.iterdir()) and not resume:
         raise ValueError(
-            f"run directory {run_dir} is not empty: pass --resume to continue it, or choose "
-            "another --run-dir"
+            f"run directory {run_dir} is not empty: pass --resume to continue it, "
+            "or choose another --run-dir"
         )
     run_dir.mkdir(parents=True, exist_ok=True)
     saved = None
@@ -225,12 +254,18 @@ def train(config: TrainConfig, run_dir: str | Path | None = None, resume: bool =
     (run_dir / "config.yaml").write_text(yaml.safe_dump(dataclasses.asdict(config)))
 
     game_options = envs.game_options(config.env, config.env_options)
-    pool = OpponentPool(config.env, dict(config.opponents), seed=config.seed,
-                        env_options=config.env_options, max_snapshots=config.max_snapshots)
+    pool = OpponentPool(
+        config.env,
+        dict(config.opponents),
+        seed=config.seed,
+        env_options=config.env_options,
+        max_snapshots=config.max_snapshots,
+    )
 
     def make_env(i: int):
-        return lambda: SelfPlayEnv(config.env, config.env_options, pool=pool,
-                                   seed=config.seed * 1000 + i)
+        return lambda: SelfPlayEnv(
+            config.env, config.env_options, pool=pool, seed=config.seed * 1000 + i
+        )
 
     vec_env = DummyVecEnv([make_env(i) for i in range(config.n_envs)])
     activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[config.activation]
@@ -282,9 +317,12 @@ def train(config: TrainConfig, run_dir: str | Path | None = None, resume: bool =
         }
         data = manifest()
         data["step"] = steps
-        path = ckpt_io.save(run_dir / "checkpoints" / f"step_{steps:09d}", tensors, data)
-        ckpt_io.write_json_atomic(run_dir / ckpt_io.LATEST,
-                                  {"checkpoint": str(path.relative_to(run_dir))})
+        path = ckpt_io.save(
+            run_dir / "checkpoints" / f"step_{steps:09d}", tensors, data
+        )
+        ckpt_io.write_json_atomic(
+            run_dir / ckpt_io.LATEST, {"checkpoint": str(path.relative_to(run_dir))}
+        )
         return path
 
     def evaluate(steps: int) -> list[dict[str, Any]]:
@@ -292,29 +330,53 @@ def train(config: TrainConfig, run_dir: str | Path | None = None, resume: bool =
         rows = []
         for opponent in config.eval_opponents:
             agent = PolicyAgent(policy, f"learner@{steps}")
-            result = run_arena(config.env, [agent, opponent], games=config.eval_games,
-                               duplicate=True, seed=10_000 + config.seed,
-                               env_options=config.env_options)
+            result = run_arena(
+                config.env,
+                [agent, opponent],
+                games=config.eval_games,
+                duplicate=True,
+                seed=10_000 + config.seed,
+                env_options=config.env_options,
+            )
             win, score = result.win_rate(), result.mean_score()
-            rows.append({
-                "step": steps, "opponent": opponent, "games": result.games,
-                "win_rate": win.estimate, "win_low": win.low, "win_high": win.high,
-                "mean_score": score.estimate, "score_low": score.low,
-                "score_high": score.high, "elapsed_s": round(time.time() - start, 1),
-            })
+            rows.append(
+                {
+                    "step": steps,
+                    "opponent": opponent,
+                    "games": result.games,
+                    "win_rate": win.estimate,
+                    "win_low": win.low,
+                    "win_high": win.high,
+                    "mean_score": score.estimate,
+                    "score_low": score.low,
+                    "score_high": score.high,
+                    "elapsed_s": round(time.time() - start, 1),
+                }
+            )
         _append_evaluations(run_dir / "evaluations.csv", rows)
         return rows
 
-    callback = _TrainingCallback(config, pool, save_checkpoint, evaluate, progress,
-                                 evaluations, lambda: _actor(model, config.activation))
+    callback = _TrainingCallback(
+        config,
+        pool,
+        save_checkpoint,
+        evaluate,
+        progress,
+        evaluations,
+        lambda: _actor(model, config.activation),
+    )
     start = time.time()
     remaining = config.total_timesteps - int(model.num_timesteps)
     interrupted = False
     try:
         if remaining > 0:
-            model.learn(total_timesteps=remaining, callback=callback,
-                        reset_num_timesteps=saved is None, tb_log_name="ppo",
-                        progress_bar=False)
+            model.learn(
+                total_timesteps=remaining,
+                callback=callback,
+                reset_num_timesteps=saved is None,
+                tb_log_name="ppo",
+                progress_bar=False,
+            )
     except KeyboardInterrupt:
         interrupted = True
     finally:
@@ -322,15 +384,31 @@ def train(config: TrainConfig, run_dir: str | Path | None = None, resume: bool =
     if interrupted:
         # Only whole rollouts count: the partial one is collected again after --resume.
         path = save_checkpoint(callback.rollout_start_steps)
-        return TrainResult(run_dir, path, callback.rollout_start_steps, True, evaluations,
-                           None, time.time() - start)
+        return TrainResult(
+            run_dir,
+            path,
+            callback.rollout_start_steps,
+            True,
+            evaluations,
+            None,
+            time.time() - start,
+        )
     path = save_checkpoint()
-    if final_eval and (not evaluations or evaluations[-1]["step"] != int(model.num_timesteps)):
+    if final_eval and (
+        not evaluations or evaluations[-1]["step"] != int(model.num_timesteps)
+    ):
         evaluations.extend(evaluate(int(model.num_timesteps)))
     plot = plot_learning_curve(evaluations, run_dir / "learning_curve.png", config)
     vec_env.close()
-    return TrainResult(run_dir, path, int(model.num_timesteps), False, evaluations, plot,
-                       time.time() - start)
+    return TrainResult(
+        run_dir,
+        path,
+        int(model.num_timesteps),
+        False,
+        evaluations,
+        plot,
+        time.time() - start,
+    )
 
 
 def _actor(model, activation: str) -> NumpyPolicy:
@@ -364,8 +442,18 @@ def _restore(model, pool: OpponentPool, saved: ckpt_io.Checkpoint) -> None:
         pool.add_snapshot(NumpyPolicy(ckpt_io.to_numpy(sd), activation), label)
 
 
-_EVAL_FIELDS = ["step", "opponent", "games", "win_rate", "win_low", "win_high", "mean_score",
-                "score_low", "score_high", "elapsed_s"]
+_EVAL_FIELDS = [
+    "step",
+    "opponent",
+    "games",
+    "win_rate",
+    "win_low",
+    "win_high",
+    "mean_score",
+    "score_low",
+    "score_high",
+    "elapsed_s",
+]
 
 
 def _append_evaluations(path: Path, rows: list[dict[str, Any]]) -> None:
@@ -384,14 +472,17 @@ def _read_evaluations(path: Path) -> list[dict[str, Any]]:
         rows = list(csv.DictReader(f))
     out = []
     for r in rows:
-        out.append({k: (r[k] if k == "opponent" else float(r[k])) for k in _EVAL_FIELDS})
+        out.append(
+            {k: (r[k] if k == "opponent" else float(r[k])) for k in _EVAL_FIELDS}
+        )
         out[-1]["step"] = int(out[-1]["step"])
         out[-1]["games"] = int(out[-1]["games"])
     return out
 
 
-def plot_learning_curve(evaluations: list[dict[str, Any]], path: Path,
-                        config: TrainConfig) -> Path | None:
+def plot_learning_curve(
+    evaluations: list[dict[str, Any]], path: Path, config: TrainConfig
+) -> Path | None:
     """Win rate against each baseline over training, with 95% CI bands."""
     if not evaluations:
         return None
@@ -402,18 +493,23 @@ def plot_learning_curve(evaluations: list[dict[str, Any]], path: Path,
 
     fig, ax = plt.subplots(figsize=(7, 4.2))
     for opponent in dict.fromkeys(r["opponent"] for r in evaluations):
-        rows = sorted((r for r in evaluations if r["opponent"] == opponent),
-                      key=lambda r: r["step"])
+        rows = sorted(
+            (r for r in evaluations if r["opponent"] == opponent),
+            key=lambda r: r["step"],
+        )
         x = [r["step"] for r in rows]
         ax.plot(x, [r["win_rate"] for r in rows], marker="o", label=f"vs {opponent}")
-        ax.fill_between(x, [r["win_low"] for r in rows], [r["win_high"] for r in rows],
-                        alpha=0.2)
+        ax.fill_between(
+            x, [r["win_low"] for r in rows], [r["win_high"] for r in rows], alpha=0.2
+        )
     ax.axhline(0.5, color="grey", lw=0.8, ls="--")
     ax.set_ylim(0, 1)
     ax.set_xlabel("learner steps")
     ax.set_ylabel("win rate (duplicate deals, 95% CI)")
     opts = ", ".join(f"{k}={v}" for k, v in config.env_options.items())
-    ax.set_title(f"{config.env}" + (f" ({opts})" if opts else "") + " — self-play MaskablePPO")
+    ax.set_title(
+        f"{config.env}" + (f" ({opts})" if opts else "") + " — self-play MaskablePPO"
+    )
     ax.legend(loc="lower right")
     ax.grid(alpha=0.3)
     fig.tight_layout()
@@ -425,8 +521,9 @@ def plot_learning_curve(evaluations: list[dict[str, Any]], path: Path,
 class _TrainingCallback(BaseCallback):
     """Progress bar, snapshots, checkpoints and evaluations at rollout boundaries.
 
-    Work happens at the start of a rollout, when the policy has just been updated and the step
-    count covers only trained-on data, so a checkpoint taken there resumes exactly.
+    Work happens at the start of a rollout, when the policy has just been updated and
+    the step count covers only trained-on data, so a checkpoint taken there resumes
+    exactly.
     """
 
     def __init__(self, config, pool, save, evaluate, progress, evaluations, actor):
@@ -453,8 +550,13 @@ class _TrainingCallback(BaseCallback):
         if self.progress:
             from tqdm import tqdm
 
-            self.bar = tqdm(total=c.total_timesteps, initial=steps, unit="step",
-                            desc=f"train {c.env}", dynamic_ncols=True)
+            self.bar = tqdm(
+                total=c.total_timesteps,
+                initial=steps,
+                unit="step",
+                desc=f"train {c.env}",
+                dynamic_ncols=True,
+            )
 
     def _episode(self, kind: str, final: float) -> None:
         window = self.recent.setdefault(kind, [])
@@ -469,8 +571,9 @@ class _TrainingCallback(BaseCallback):
             self.next["snapshot"] = _next_multiple(steps, self.config.snapshot_every)
         if steps >= self.next["checkpoint"]:
             self.save(steps)
-            self.next["checkpoint"] = _next_multiple(steps,
-                                                     self.config.checkpoint_every)
+            self.next["checkpoint"] = _next_multiple(
+                steps, self.config.checkpoint_every
+            )
         if steps >= self.next["eval"]:
             rows = self.evaluate(steps)
             self.evaluations.extend(rows)
@@ -489,7 +592,7 @@ class _TrainingCallback(BaseCallback):
         parts = [f"{k} {np.mean(v):.2f}" for k, v in sorted(self.recent.items()) if v]
         text = "win vs " + " ".join(parts) if parts else ""
         if self.evaluations:
-            last = self.evaluations[-len(self.config.eval_opponents):]
+            last = self.evaluations[-len(self.config.eval_opponents) :]
             text += " | eval " + " ".join(
                 f"{r['opponent']} {r['win_rate']:.2f}" for r in last
             )
@@ -510,13 +613,16 @@ def summary_table(result: TrainResult) -> str:
     if not result.evaluations:
         return "no evaluation"
     last_step = max(r["step"] for r in result.evaluations)
-    lines = [f"{'opponent':<14} {'games':>6}  {'win rate [95% CI]':<26} mean score [95% CI]"]
+    lines = [
+        f"{'opponent':<14} {'games':>6}  {'win rate [95% CI]':<26} mean score [95% CI]"
+    ]
     for r in result.evaluations:
         if r["step"] != last_step:
             continue
         lines.append(
             f"{r['opponent']:<14} {int(r['games']):>6}  "
             f"{r['win_rate']:.3f} [{r['win_low']:.3f}, {r['win_high']:.3f}]"
-            f"{'':<4} {r['mean_score']:+.3f} [{r['score_low']:+.3f}, {r['score_high']:+.3f}]"
+            f"{'':<4} {r['mean_score']:+.3f} "
+            f"[{r['score_low']:+.3f}, {r['score_high']:+.3f}]"
         )
     return "\n".join(lines)

@@ -1,4 +1,5 @@
-"""The shared core: cards, the engine protocol, deal validation and the generic AEC adapter."""
+"""The shared core: cards, the engine protocol, deal validation and the generic AEC
+adapter."""
 
 from .aec import ParlourAECEnv
 from .engine import CHANCE, TERMINAL, Game, IllegalActionError

@@ -1,13 +1,15 @@
 """Cards as small ints, the packs the five games use, and card-name parsing.
 
-A card is its index in its pack (`Deck`). Packs list suits in the order S H D C and, inside a
-suit, ranks from A down to the pack's lowest rank; jokers (Honeymoon Whist) come last. Sets of
-cards are Python ints used as bitmasks (bit ``i`` = card ``i``): cheap to copy, compare and
-count, which the engines and the observation encoders rely on.
+A card is its index in its pack (`Deck`). Packs list suits in the order S H D C and,
+inside a suit, ranks from A down to the pack's lowest rank; jokers (Honeymoon Whist)
+come last. Sets of cards are Python ints used as bitmasks (bit ``i`` = card ``i``):
+cheap to copy, compare and count, which the engines and the observation encoders rely
+on.
 
-Names follow ``shared/conventions.md``: rank then suit (``"QS"``, ``"10H"``, ``"AH"``). Parsing
-also accepts ``T`` for ten, lower case and the suit symbols ``♠ ♥ ♦ ♣``; formatting always gives
-the canonical form. The jokers are ``JKH`` (high) and ``JKL`` (low).
+Names follow ``shared/conventions.md``: rank then suit (``"QS"``, ``"10H"``, ``"AH"``).
+Parsing also accepts ``T`` for ten, lower case and the suit symbols ``♠ ♥ ♦ ♣``;
+formatting always gives the canonical form. The jokers are ``JKH`` (high) and ``JKL``
+(low).
 """
 
 from __future__ import annotations
@@ -32,7 +34,9 @@ def parse_suit(token: str) -> int:
     text = token.strip().upper()
     text = _SYMBOL_TO_SUIT.get(text, text)
     if len(text) != 1 or text not in SUITS:
-        raise ValueError(f"unknown suit {token!r}: expected one of S H D C (or ♠ ♥ ♦ ♣)")
+        raise ValueError(
+            f"unknown suit {token!r}: expected one of S H D C (or ♠ ♥ ♦ ♣)"
+        )
     return SUITS.index(text)
 
 
@@ -60,10 +64,11 @@ def canonical_name(token: str) -> str:
 
 
 class Deck:
-    """An ordered pack. Card ``i`` of the pack has name ``names[i]``, ``suit[i]`` and ``rank[i]``.
+    """An ordered pack. Card ``i`` of the pack has name ``names[i]``, ``suit[i]`` and
+    ``rank[i]``.
 
-    ``rank`` is the index in ``RANKS`` (0 = ace, 12 = two); jokers have suit ``NO_SUIT`` and
-    rank -1. Games impose their own trick-taking order on top of this.
+    ``rank`` is the index in ``RANKS`` (0 = ace, 12 = two); jokers have suit ``NO_SUIT``
+    and rank -1. Games impose their own trick-taking order on top of this.
     """
 
     def __init__(self, name: str, ranks: Sequence[str], jokers: bool = False):
@@ -92,7 +97,8 @@ class Deck:
         return f"Deck({self.name!r}, {self.size} cards)"
 
     def card(self, token: str) -> int:
-        """The card id of a name (any accepted spelling); ValueError naming the bad token."""
+        """The card id of a name (any accepted spelling); ValueError naming the bad
+        token."""
         name = canonical_name(token)
         try:
             return self._index[name]
@@ -102,7 +108,9 @@ class Deck:
     def cards(self, tokens: Iterable[str]) -> list[int]:
         """Card ids of several names, in order."""
         if isinstance(tokens, str):
-            raise ValueError(f"expected a list of card names, got the string {tokens!r}")
+            raise ValueError(
+                f"expected a list of card names, got the string {tokens!r}"
+            )
         return [self.card(t) for t in tokens]
 
     def format(self, card: int) -> str:
@@ -114,7 +122,8 @@ class Deck:
         return " ".join(self.names[c] for c in cards_in(mask))
 
     def german(self, card: int) -> str:
-        """A German rendering, e.g. ``"Herz-Ober"`` for QH (names in the API stay canonical)."""
+        """A German rendering, e.g. ``"Herz-Ober"`` for QH (names in the API stay
+        canonical)."""
         name = self.names[card]
         if name in JOKERS:
             return name

@@ -1,4 +1,5 @@
-"""Validation of forced deals (``reset(options={"deal": …})``), shared by the card games."""
+"""Validation of forced deals (``reset(options={"deal": …})``), shared by the card
+games."""
 
 from __future__ import annotations
 
@@ -15,9 +16,13 @@ def parse_hands(
     """The ``"hands"`` entry: ``num_players`` lists of ``hand_size`` card names each."""
     hands = deal.get("hands")
     if not isinstance(hands, Sequence) or isinstance(hands, str):
-        raise ValueError(f"deal['hands'] must be a list of {num_players} lists of card names")
+        raise ValueError(
+            f"deal['hands'] must be a list of {num_players} lists of card names"
+        )
     if len(hands) != num_players:
-        raise ValueError(f"deal['hands'] must have {num_players} hands, got {len(hands)}")
+        raise ValueError(
+            f"deal['hands'] must have {num_players} hands, got {len(hands)}"
+        )
     out = []
     for seat, hand in enumerate(hands):
         cards = parse_cards(deck, hand, f"deal['hands'][{seat}]")
@@ -30,7 +35,8 @@ def parse_hands(
 
 
 def parse_cards(deck: Deck, names: Any, where: str) -> list[int]:
-    """A list of card names of ``deck``; ValueError naming the place and the bad token."""
+    """A list of card names of ``deck``; ValueError naming the place and the bad
+    token."""
     if not isinstance(names, Sequence) or isinstance(names, str):
         raise ValueError(f"{where} must be a list of card names, got {names!r}")
     try:
@@ -39,8 +45,11 @@ def parse_cards(deck: Deck, names: Any, where: str) -> list[int]:
         raise ValueError(f"{where}: {err}") from None
 
 
-def check_partition(deck: Deck, groups: Sequence[Sequence[int]], where: str = "deal") -> None:
-    """Every card of the pack exactly once across ``groups`` (no duplicates, none missing)."""
+def check_partition(
+    deck: Deck, groups: Sequence[Sequence[int]], where: str = "deal"
+) -> None:
+    """Every card of the pack exactly once across ``groups`` (no duplicates, none
+    missing)."""
     seen: dict[int, int] = {}
     dupes = []
     for group in groups:
@@ -49,7 +58,9 @@ def check_partition(deck: Deck, groups: Sequence[Sequence[int]], where: str = "d
                 dupes.append(deck.format(c))
             seen[c] = 1
     if dupes:
-        raise ValueError(f"{where}: card(s) dealt twice: {' '.join(sorted(set(dupes)))}")
+        raise ValueError(
+            f"{where}: card(s) dealt twice: {' '.join(sorted(set(dupes)))}"
+        )
     missing = [deck.format(c) for c in range(deck.size) if c not in seen]
     if missing:
         raise ValueError(f"{where}: card(s) missing from the deal: {' '.join(missing)}")
@@ -66,7 +77,8 @@ def parse_dealer(
 
 
 def deal_list(options: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    """The forced deals of reset options: ``"deal"`` (the first) or ``"deals"`` (several)."""
+    """The forced deals of reset options: ``"deal"`` (the first) or ``"deals"``
+    (several)."""
     if "deal" in options and "deals" in options:
         raise ValueError("give either options['deal'] or options['deals'], not both")
     if "deal" in options:
@@ -83,5 +95,11 @@ def deal_list(options: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return list(deals)
 
 
-__all__ = ["check_keys", "check_partition", "deal_list", "parse_cards", "parse_dealer",
-           "parse_hands"]
+__all__ = [
+    "check_keys",
+    "check_partition",
+    "deal_list",
+    "parse_cards",
+    "parse_dealer",
+    "parse_hands",
+]

@@ -1,11 +1,12 @@
 """The rules-engine protocol every Parlour game implements.
 
-An engine is plain Python: a `Game` (rule variant fixed at construction, validated) and a
-mutable state with a cheap ``clone()``. Chance is explicit, as in OpenSpiel: shuffles and dice are
-chance nodes whose outcomes the caller picks (``chance_outcomes``) and applies like any other
-action, so the engine owns no random number generator and a test can force any deal by applying
-the outcomes it wants. Decision nodes have sorted legal actions, and ``apply`` raises
-`IllegalActionError` with the reason instead of guessing what was meant.
+An engine is plain Python: a `Game` (rule variant fixed at construction, validated) and
+a mutable state with a cheap ``clone()``. Chance is explicit, as in OpenSpiel: shuffles
+and dice are chance nodes whose outcomes the caller picks (``chance_outcomes``) and
+applies like any other action, so the engine owns no random number generator and a test
+can force any deal by applying the outcomes it wants. Decision nodes have sorted legal
+actions, and ``apply`` raises `IllegalActionError` with the reason instead of guessing
+what was meant.
 """
 
 from __future__ import annotations
@@ -30,15 +31,16 @@ S = TypeVar("S")
 class Game(ABC, Generic[S]):
     """A rule variant of one game. Subclasses validate their options in ``__init__``.
 
-    Action ids are ``0 .. num_actions - 1`` for decisions; chance outcomes have their own id
-    space per chance node (a card id for a deal, a face for a die).
+    Action ids are ``0 .. num_actions - 1`` for decisions; chance outcomes have their
+    own id space per chance node (a card id for a deal, a face for a die).
     """
 
     name: str
     num_players: int
     num_actions: int
     observation_size: int
-    #: keys ``reset(options=…)`` accepts beside ``"deal"``/``"deals"`` (e.g. ``"dealer"``)
+    #: keys ``reset(options=…)`` accepts beside ``"deal"``/``"deals"`` (e.g.
+    #: ``"dealer"``)
     reset_option_keys: frozenset[str] = frozenset()
 
     # --- the game tree -------------------------------------------------------------
@@ -60,7 +62,8 @@ class Game(ABC, Generic[S]):
 
     @abstractmethod
     def apply(self, state: S, action: int) -> None:
-        """Apply a decision or a chance outcome in place; raise `IllegalActionError` if illegal."""
+        """Apply a decision or a chance outcome in place; raise `IllegalActionError` if
+        illegal."""
 
     @abstractmethod
     def returns(self, state: S) -> list[float]:
@@ -80,7 +83,8 @@ class Game(ABC, Generic[S]):
 
     @abstractmethod
     def render(self, state: S, viewer: int | None = None) -> str:
-        """A text view of the table: everything when ``viewer`` is None, else what that seat sees."""
+        """A text view of the table: everything when ``viewer`` is None, else what that
+        seat sees."""
 
     # --- helpers with default implementations ----------------------------------------
     def is_terminal(self, state: S) -> bool:
@@ -88,18 +92,19 @@ class Game(ABC, Generic[S]):
         return self.current_player(state) == TERMINAL
 
     def sample_chance(self, state: S, rng: np.random.Generator) -> list[int]:
-        """Chance outcomes drawn with their probabilities: one, or several that follow each
-        other (a game may draw a whole shuffle at once; the distribution must be the same)."""
+        """Chance outcomes drawn with their probabilities: one, or several that follow
+        each other (a game may draw a whole shuffle at once; the distribution must be
+        the same)."""
         outcomes = self.chance_outcomes(state)
         probs = np.fromiter((p for _, p in outcomes), dtype=float, count=len(outcomes))
         return [outcomes[int(rng.choice(len(outcomes), p=probs / probs.sum()))][0]]
 
     def forced_chance(self, options: Mapping[str, Any]) -> list[int | None]:
-        """Chance outcomes that reproduce the deal(s) or dice given in reset options, in order;
-        ``None`` leaves that one chance node to the random generator.
+        """Chance outcomes that reproduce the deal(s) or dice given in reset options, in
+        order; ``None`` leaves that one chance node to the random generator.
 
-        Raises ValueError for a malformed or inconsistent specification. The default engine
-        accepts no such options.
+        Raises ValueError for a malformed or inconsistent specification. The default
+        engine accepts no such options.
         """
         return []
 
@@ -117,22 +122,28 @@ class Game(ABC, Generic[S]):
         return [self.action_name(a) for a in self.legal_actions(state)]
 
     def illegal(self, state: S, action: int, reason: str) -> IllegalActionError:
-        """An `IllegalActionError` naming the action, the reason and the legal actions."""
+        """An `IllegalActionError` naming the action, the reason and the legal
+        actions."""
         try:
             name = self.action_name(action)
         except (IndexError, ValueError):
             name = str(action)
         legal = ", ".join(self.legal_names(state)) or "none"
-        return IllegalActionError(f"illegal action {name} ({action}): {reason}; legal: {legal}")
+        return IllegalActionError(
+            f"illegal action {name} ({action}): {reason}; legal: {legal}"
+        )
 
 
 def check_keys(where: str, given: Mapping[str, Any], allowed: Sequence[str]) -> None:
-    """Raise ValueError if ``given`` has keys outside ``allowed`` (typos must not pass silently)."""
+    """Raise ValueError if ``given`` has keys outside ``allowed`` (typos must not pass
+    silently)."""
     if not isinstance(given, Mapping):
         raise ValueError(f"{where} must be a dict, got {type(given).__name__}")
     unknown = sorted(set(given) - set(allowed))
     if unknown:
-        raise ValueError(f"unknown {where} key(s) {unknown}; allowed: {sorted(allowed)}")
+        raise ValueError(
+            f"unknown {where} key(s) {unknown}; allowed: {sorted(allowed)}"
+        )
 
 
 def check_choice(name: str, value: Any, choices: Sequence[Any]) -> Any:
@@ -145,7 +156,11 @@ def check_choice(name: str, value: Any, choices: Sequence[Any]) -> Any:
 def check_seat(name: str, value: Any, num_players: int) -> int:
     """Return ``value`` as a seat index or raise ValueError."""
     if isinstance(value, bool) or not isinstance(value, int | np.integer):
-        raise ValueError(f"{name} must be a seat number 0..{num_players - 1}, got {value!r}")
+        raise ValueError(
+            f"{name} must be a seat number 0..{num_players - 1}, got {value!r}"
+        )
     if not 0 <= int(value) < num_players:
-        raise ValueError(f"{name} must be a seat number 0..{num_players - 1}, got {value}")
+        raise ValueError(
+            f"{name} must be a seat number 0..{num_players - 1}, got {value}"
+        )
     return int(value)

@@ -1,33 +1,40 @@
-"""German Whist and Honeymoon Whist as a PettingZoo AEC environment (``german_whist_v0``).
+"""German Whist and Honeymoon Whist as a PettingZoo AEC environment
+(``german_whist_v0``).
 
-Rules: seed ``004_d8444d2889c5bb38.txt``; every choice is in ``docs/games/german_whist.md``.
+Rules: seed ``004_d8444d2889c5bb38.txt``; every choice is in
+``docs/games/german_whist.md``.
 
 Agents
-    ``player_0``, ``player_1``. The dealer is a reset option (``options={"dealer": d}``) or
-    drawn from the env's seeded generator; the non-dealer leads the first trick.
+    ``player_0``, ``player_1``. The dealer is a reset option (``options={"dealer": d}``)
+    or drawn from the env's seeded generator; the non-dealer leads the first trick.
 
 Actions
-    ``Discrete(52)`` (``Discrete(54)`` for Honeymoon): play card ``a``. Cards are numbered in pack
-    order, suits S H D C, ranks A K … 2 in each suit, then ``JKH``, ``JKL``.
-    ``env.unwrapped.action_name(a)`` gives ``"QS"``; ``env.unwrapped.action_id("QS")`` the id.
+    ``Discrete(52)`` (``Discrete(54)`` for Honeymoon): play card ``a``. Cards are
+    numbered in pack order, suits S H D C, ranks A K … 2 in each suit, then ``JKH``,
+    ``JKL``. ``env.unwrapped.action_name(a)`` gives ``"QS"``;
+    ``env.unwrapped.action_id("QS")`` the id.
 
 Observation
-    ``{"observation": float32[8n + 18], "action_mask": int8[n]}``; the vector layout is in
-    `parlour.envs.german_whist.observation`. The mask is all zeros when it is not your turn.
+    ``{"observation": float32[8n + 18], "action_mask": int8[n]}``; the vector layout is
+    in `parlour.envs.german_whist.observation`. The mask is all zeros when it is not
+    your turn.
 
 Rewards
-    German Whist: +1 to the player who takes 7 of the 13 stage-2 tricks, -1 to the other, at the
-    moment the 7th is taken (the episode ends there). Honeymoon Whist with ``episode="deal"``:
-    ±(tricks − 13) for the deal; with ``episode="match"`` (default): +1 / -1 when a player
-    reaches ``match_target`` match points. Zero-sum throughout.
+    German Whist: +1 to the player who takes 7 of the 13 stage-2 tricks, -1 to the
+    other, at the moment the 7th is taken (the episode ends there). Honeymoon Whist with
+    ``episode="deal"``: ±(tricks − 13) for the deal; with ``episode="match"`` (default):
+    +1 / -1 when a player reaches ``match_target`` match points. Zero-sum throughout.
 
 Options
-    ``variant`` ("german" | "honeymoon"), ``episode`` ("deal" | "match"), ``match_target`` (14),
-    ``illegal_action`` ("raise" | "penalize"), ``render_mode`` (None | "ansi").
+    ``variant`` ("german" | "honeymoon"), ``episode`` ("deal" | "match"),
+    ``match_target`` (14), ``illegal_action`` ("raise" | "penalize"), ``render_mode``
+    (None | "ansi").
 
 Reset options
-    ``dealer``; ``deal`` = ``{"dealer": d, "hands": [[13 names], [13 names]], "stock": [...]}``
-    with ``stock[0]`` the first face-up card; ``deals`` = a list of those for a Honeymoon match.
+    ``dealer``; ``deal`` =
+    ``{"dealer": d, "hands": [[13 names], [13 names]], "stock": [...]}`` with
+    ``stock[0]`` the first face-up card; ``deals`` = a list of those for a Honeymoon
+    match.
 
 Version history
     v0: first release.
@@ -58,5 +65,6 @@ class raw_env(ParlourAECEnv):  # noqa: N801 - PettingZoo's naming convention
 
 
 def env(**options) -> ParlourAECEnv:
-    """The wrapped ``german_whist_v0`` env (see the module docstring for the options)."""
+    """The wrapped ``german_whist_v0`` env (see the module docstring for the
+    options)."""
     return wrap(raw_env(**options))

@@ -121,12 +121,7 @@ def encode(game: GermanWhist, state: State, player: int) -> np.ndarray:
     else:
         opp_known = state.seen[opp]
         mine_known = state.seen[player]
-    bits = (
-        hand
-        | opp_known << n
-        | mine_known << 2 * n
-        | played << 4 * n
-    )
+    bits = hand | opp_known << n | mine_known << 2 * n | played << 4 * n
     if stage1:  # the face-up stock card
         bits |= 1 << (stock[stock_pos] + 3 * n)
     lead, to_play, trump = state.lead, state.to_play, state.trump

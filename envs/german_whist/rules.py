@@ -1,10 +1,10 @@
 """German Whist and Honeymoon Whist: the rules engine.
 
 Implements seed ``004_d8444d2889c5bb38.txt`` with the gaps resolved as in
-``shared/rules-notes.md`` §2; ``docs/games/german_whist.md`` lists every rule with the sentence it
-rests on. Plain Python, no RNG: the deal is a sequence of chance outcomes (first dealer, then the
-cards in the order hand 0, hand 1, stock from the top), so tests and ``reset(options={"deal": …})``
-can force any deal.
+``shared/rules-notes.md`` §2; ``docs/games/german_whist.md`` lists every rule with the
+sentence it rests on. Plain Python, no RNG: the deal is a sequence of chance outcomes
+(first dealer, then the cards in the order hand 0, hand 1, stock from the top), so tests
+and ``reset(options={"deal": …})`` can force any deal.
 """
 
 from __future__ import annotations
@@ -15,7 +15,13 @@ from typing import Any
 import numpy as np
 
 from ..core.cards import FRENCH_52, FRENCH_54, cards_in, mask_of
-from ..core.deal import check_partition, deal_list, parse_cards, parse_dealer, parse_hands
+from ..core.deal import (
+    check_partition,
+    deal_list,
+    parse_cards,
+    parse_dealer,
+    parse_hands,
+)
 from ..core.engine import CHANCE, TERMINAL, Game, check_choice, check_keys
 from . import observation
 from .state import Phase, State
@@ -33,17 +39,22 @@ class GermanWhist(Game[State]):
     """German Whist (``variant="german"``) or Honeymoon Whist (``variant="honeymoon"``).
 
     Options:
-        variant: ``"german"`` (seed, 52 cards, one deal) or ``"honeymoon"`` (Jonny Groves).
-        episode: ``"deal"`` or ``"match"``; Honeymoon only, default ``"match"`` (deals with
-            alternating dealer until a player has ``match_target`` match points). German Whist is
-            one deal by the seed, so it only accepts ``"deal"``.
+        variant: ``"german"`` (seed, 52 cards, one deal) or ``"honeymoon"``
+            (Jonny Groves).
+        episode: ``"deal"`` or ``"match"``; Honeymoon only, default ``"match"``
+            (deals with alternating dealer until a player has ``match_target`` match
+            points). German Whist is one deal by the seed, so it only accepts
+            ``"deal"``.
         match_target: match points that win a Honeymoon match (seed: 14).
     """
 
     reset_option_keys = frozenset({"dealer"})
 
     def __init__(
-        self, variant: str = "german", episode: str | None = None, match_target: int = 14
+        self,
+        variant: str = "german",
+        episode: str | None = None,
+        match_target: int = 14,
     ):
         self.variant = check_choice("variant", variant, VARIANTS)
         self.honeymoon = variant == "honeymoon"
@@ -52,16 +63,24 @@ class GermanWhist(Game[State]):
         self.episode = check_choice("episode", episode, EPISODES)
         if not self.honeymoon and episode == "match":
             raise ValueError(
-                "episode='match' needs variant='honeymoon': German Whist is a single deal "
+                "episode='match' needs variant='honeymoon': "
+                "German Whist is a single deal "
                 "(the seed: 'the game is decided as soon as a player has 7 of them')"
             )
-        if isinstance(match_target, bool) or not isinstance(match_target, int) or match_target < 1:
-            raise ValueError(f"match_target must be a positive integer, got {match_target!r}")
+        if (
+            isinstance(match_target, bool)
+            or not isinstance(match_target, int)
+            or match_target < 1
+        ):
+            raise ValueError(
+                f"match_target must be a positive integer, got {match_target!r}"
+            )
         self.match_target = match_target
         self.deck = FRENCH_54 if self.honeymoon else FRENCH_52
         self.stock_size = self.deck.size - 2 * HAND_SIZE  # 26, or 28 with the jokers
         self.jokers = self.deck.suit_mask[4]
-        # Highest first: "The High Joker beats the Low Joker, which beats the Ace of trumps."
+        # Highest first: "The High Joker beats the Low Joker, which beats the Ace of
+        # trumps."
         self.joker_order = (
             (self.deck.card("JKH"), self.deck.card("JKL")) if self.honeymoon else ()
         )
@@ -69,7 +88,8 @@ class GermanWhist(Game[State]):
         self.num_players = 2
         self.num_actions = self.deck.size
         self.observation_size = observation.size(self.deck.size)
-        # Card strength inside its suit: higher wins. Jokers: High > Low > ace of trumps.
+        # Card strength inside its suit: higher wins. Jokers: High > Low > ace of
+        # trumps.
         self._strength = [13 - r for r in self.deck.rank]
         if self.honeymoon:
             self._strength[self.deck.card("JKH")] = 15
@@ -78,7 +98,7 @@ class GermanWhist(Game[State]):
     def __repr__(self) -> str:
         return f"GermanWhist(variant={self.variant!r}, episode={self.episode!r})"
 
-    # --- chance: who deals, and the deal ---------------------------------------------------
+    # --- chance: who deals, and the deal ----------------------------------------------
     def new_state(self) -> State:
         return State()
 
@@ -99,7 +119,8 @@ class GermanWhist(Game[State]):
 
     def sample_chance(self, state: State, rng: np.random.Generator) -> list[int]:
         if state.phase == Phase.DEAL:
-            # The rest of the shuffle at once: the same distribution as card-by-card draws.
+            # The rest of the shuffle at once: the same distribution as card-by-card
+            # draws.
             left = cards_in(self.deck.all_mask & ~mask_of(state.dealt))
             return [left[i] for i in rng.permutation(len(left)).tolist()]
         return super().sample_chance(state, rng)
@@ -141,7 +162,7 @@ class GermanWhist(Game[State]):
         state.leader = state.to_play = 1 - state.dealer
         state.phase = Phase.PLAY
 
-    # --- play ---------------------------------------------------------------------------
+    # --- play -------------------------------------------------------------------------
     def legal_mask(self, state: State) -> int:
         """The legal cards of the player to act, as a bitmask."""
         hand = state.hands[state.to_play]
@@ -149,7 +170,8 @@ class GermanWhist(Game[State]):
             return hand  # the leader may lead any card
         if self.honeymoon and state.stage == 1:
             return hand  # Honeymoon: "In stage 1 you may play any card."
-        # "Follow suit if you can. If you can't, play any card." (Jokers follow as trumps.)
+        # "Follow suit if you can. If you can't, play any card." (Jokers follow as
+        # trumps.)
         follow = hand & self._suit_of_mask(state, state.lead)
         return follow or hand
 
@@ -159,11 +181,13 @@ class GermanWhist(Game[State]):
         return cards_in(self.legal_mask(state))
 
     def legal_bits(self, state: State) -> int:
-        """The legal actions as a bitmask (action ids are card ids): the adapter's fast path."""
+        """The legal actions as a bitmask (action ids are card ids): the adapter's fast
+        path."""
         return self.legal_mask(state) if state.phase == Phase.PLAY else 0
 
     def _suit_of_mask(self, state: State, card: int) -> int:
-        """All cards of ``card``'s suit for following (a joker belongs to the trump suit)."""
+        """All cards of ``card``'s suit for following (a joker belongs to the trump
+        suit)."""
         if (1 << card) & state.trump_mask:
             return state.trump_mask
         return self.deck.suit_mask[self.deck.suit[card]]
@@ -186,7 +210,11 @@ class GermanWhist(Game[State]):
         if not self.honeymoon or state.stage == 2:
             # Failing to follow shows the follower holds no other card of the suit led.
             if not bit & self._suit_of_mask(state, lead):
-                suit = state.trump if (1 << lead) & state.trump_mask else self.deck.suit[lead]
+                suit = (
+                    state.trump
+                    if (1 << lead) & state.trump_mask
+                    else self.deck.suit[lead]
+                )
                 state.voids[player] |= 1 << suit
         winner = state.leader if self._beats(state, lead, card) else player
         state.last_trick = (lead, card, winner)
@@ -196,7 +224,8 @@ class GermanWhist(Game[State]):
             state.tricks1[winner] += 1
         else:
             state.tricks2[winner] += 1
-        state.leader = state.to_play = winner  # "The winner of each trick leads the next."
+        # "The winner of each trick leads the next."
+        state.leader = state.to_play = winner
         self._check_end(state, winner)
 
     def _beats(self, state: State, lead: int, follow: int) -> bool:
@@ -211,8 +240,9 @@ class GermanWhist(Game[State]):
         return self._strength[lead] > self._strength[follow]
 
     def _draw(self, state: State, winner: int) -> None:
-        # "the winner of each trick must take the face-up card from the stock. The loser takes
-        # the next card face down without showing it. Then turn the next card of the stock."
+        # "the winner of each trick must take the face-up card from the stock. The loser
+        # takes the next card face down without showing it. Then turn the next card of
+        # the stock."
         prize, hidden = state.stock[state.stock_pos], state.stock[state.stock_pos + 1]
         loser = 1 - winner
         state.hands[winner] |= 1 << prize
@@ -223,14 +253,15 @@ class GermanWhist(Game[State]):
 
     def _check_end(self, state: State, winner: int) -> None:
         if not self.honeymoon:
-            if state.tricks2[winner] >= TRICKS_TO_WIN:  # "decided as soon as … 7 of them"
+            # "decided as soon as … 7 of them"
+            if state.tricks2[winner] >= TRICKS_TO_WIN:
                 state.winner = winner
                 state.phase = Phase.OVER
             return
         if state.hands[0] or state.hands[1]:
             return
-        # Honeymoon: "The player who takes 14 or more of the 27 tricks scores 1 match point for
-        # each trick over 13." 27 is odd, so exactly one player scores.
+        # Honeymoon: "The player who takes 14 or more of the 27 tricks scores 1 match
+        # point for each trick over 13." 27 is odd, so exactly one player scores.
         totals = [state.tricks1[p] + state.tricks2[p] for p in (0, 1)]
         scorer = 0 if totals[0] > totals[1] else 1
         state.match[scorer] += totals[scorer] - 13
@@ -401,10 +432,11 @@ class GermanWhist(Game[State]):
                 f"winner player_{w}"
             )
 
-    # --- results --------------------------------------------------------------------------
+    # --- results ----------------------------------------------------------------------
     def returns(self, state: State) -> list[float]:
-        """German Whist: +1 / -1 for the deal. Honeymoon: the deal's match points (winner +,
-        loser -) with ``episode="deal"``; +1 / -1 for the match with ``episode="match"``."""
+        """German Whist: +1 / -1 for the deal. Honeymoon: the deal's match points
+        (winner +, loser -) with ``episode="deal"``; +1 / -1 for the match with
+        ``episode="match"``."""
         if state.phase != Phase.OVER:
             return [0.0, 0.0]
         w = state.winner
@@ -422,7 +454,7 @@ class GermanWhist(Game[State]):
             "deal": state.deal_no,
         }
 
-    # --- names, observation, rendering ---------------------------------------------------
+    # --- names, observation, rendering ------------------------------------------------
     def action_name(self, action: int) -> str:
         return self.deck.format(action)
 
@@ -433,14 +465,18 @@ class GermanWhist(Game[State]):
         return observation.encode(self, state, player)
 
     def forced_chance(self, options: Mapping[str, Any]) -> list[int]:
-        """Chance outcomes for ``{"dealer": d}`` and/or ``{"deal": …}`` / ``{"deals": [...]}``.
+        """Chance outcomes for ``{"dealer": d}`` and/or ``{"deal": …}`` /
+        ``{"deals": [...]}``.
 
-        A deal is ``{"dealer": d, "hands": [[13 names], [13 names]], "stock": [top first …]}``;
-        in a match the dealer of later deals is fixed by alternation and may be left out.
+        A deal is
+        ``{"dealer": d, "hands": [[13 names], [13 names]], "stock": [top first …]}``; in
+        a match the dealer of later deals is fixed by alternation and may be left out.
         """
         deals = deal_list(options)
         if len(deals) > 1 and self.episode == "deal":
-            raise ValueError("options['deals'] gives several deals but the episode is one deal")
+            raise ValueError(
+                "options['deals'] gives several deals but the episode is one deal"
+            )
         first_dealer = None
         if "dealer" in options:
             first_dealer = parse_dealer(options, 2, "options")
@@ -449,14 +485,18 @@ class GermanWhist(Game[State]):
             check_keys(f"deal {i}", deal, ("dealer", "hands", "stock"))
             dealer = parse_dealer(deal, 2)
             if i == 0:
-                if first_dealer is not None and dealer is not None and dealer != first_dealer:
+                if (
+                    first_dealer is not None
+                    and dealer is not None
+                    and dealer != first_dealer
+                ):
                     raise ValueError("options['dealer'] and deal['dealer'] disagree")
                 first_dealer = dealer if dealer is not None else first_dealer
             elif dealer is not None and first_dealer is not None:
                 if dealer != (first_dealer + i) % 2:
                     raise ValueError(
-                        f"deal {i}: dealer {dealer} breaks the alternation (the deal alternates "
-                        f"from dealer {first_dealer})"
+                        f"deal {i}: dealer {dealer} breaks the alternation "
+                        f"(the deal alternates from dealer {first_dealer})"
                     )
             elif dealer is not None:
                 raise ValueError(f"deal {i} names a dealer but the first deal does not")
@@ -464,7 +504,8 @@ class GermanWhist(Game[State]):
             stock = parse_cards(self.deck, deal.get("stock"), f"deal {i} 'stock'")
             if len(stock) != self.stock_size:
                 raise ValueError(
-                    f"deal {i}: the stock must have {self.stock_size} cards, got {len(stock)}"
+                    f"deal {i}: the stock must have {self.stock_size} cards, "
+                    f"got {len(stock)}"
                 )
             check_partition(self.deck, [*hands, stock], f"deal {i}")
             out.extend(hands[0] + hands[1] + stock)

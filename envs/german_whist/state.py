@@ -16,9 +16,26 @@ class State:
     """Everything about a game in progress. Card sets are bitmasks over the pack."""
 
     __slots__ = (
-        "phase", "dealer", "deal_no", "dealt", "hands", "stock", "stock_pos", "trump",
-        "trump_mask", "to_play", "leader", "lead", "played", "seen", "voids", "tricks1",
-        "tricks2", "match", "last_trick", "winner",
+        "phase",
+        "dealer",
+        "deal_no",
+        "dealt",
+        "hands",
+        "stock",
+        "stock_pos",
+        "trump",
+        "trump_mask",
+        "to_play",
+        "leader",
+        "lead",
+        "played",
+        "seen",
+        "voids",
+        "tricks1",
+        "tricks2",
+        "match",
+        "last_trick",
+        "winner",
     )
 
     def __init__(self) -> None:
@@ -35,13 +52,16 @@ class State:
         self.leader = -1
         self.lead = -1  # card led to the current trick, -1 before the lead
         self.played = 0  # cards out of play
-        self.seen = [0, 0]  # face-up prizes each player won and still holds (the "Seen row")
-        self.voids = [0, 0]  # suits (bit s) in which the player has shown void since his last
-        #                      hidden draw: he holds no card of them outside his Seen row
+        # face-up prizes each player won and still holds (the "Seen row")
+        self.seen = [0, 0]
+        # suits (bit s) in which the player has shown void since his last hidden draw:
+        # he holds no card of them outside his Seen row
+        self.voids = [0, 0]
         self.tricks1 = [0, 0]
         self.tricks2 = [0, 0]
         self.match = [0, 0]  # match points (Honeymoon)
-        self.last_trick: tuple[int, int, int] | None = None  # (leader's card, other, winner)
+        # (leader's card, other, winner)
+        self.last_trick: tuple[int, int, int] | None = None
         self.winner = -1  # winner of the deal (or the match) once decided
 
     def clone(self) -> State:
