@@ -25,6 +25,7 @@ HEURISTICS = {
 # returns an Agent or raises ValueError naming the kinds it knows (make() asks last).
 EXTRA_AGENTS = {
     "fuenfzehn_tot_v0": "parlour.agents.fuenfzehn_tot:make_agent",
+    "german_whist_v0": "parlour.agents.solver.german_whist:make_agent",
 }
 
 

@@ -1,0 +1,224 @@
+"""How fast the German Whist / Honeymoon Whist solver and the PIMC bot run.
+
+Rows (each timed in CPU seconds of this process, so other work on a shared machine
+disturbs them less than wall-clock time would; a benchmark is not a test: a MISS is
+reported, never raised):
+
+* **stage-2 start, German**: a 13-card stage-2 start position solved as German Whist is
+  scored (can the leader's side reach 7?), fresh transposition table for each position.
+  Positions come from ``--source``: ``play`` (default) plays stage 1 with the heuristic
+  bot on both seats, the hands a real game reaches; ``random`` splits 26 random cards.
+* **stage-2 start, Honeymoon**: the same for Honeymoon Whist, solved for the most
+  tricks.
+* **PIMC decisions**: stage-1 decisions of ``pimc:N`` for each ``--samples`` N, on
+  states reached by heuristic play (the shared table warm, as in a game): decisions per
+  second, mean and p95 time per decision.
+
+Targets (issue 9): a German stage-2 start solved in under 1 s on average; a PIMC
+decision of the arena bot in about 50 ms.
+
+    python benchmarks/solver_speed.py                       # 40 positions, N = 1 2 4 8
+    python benchmarks/solver_speed.py --positions 10 --samples 2 4 --json speed.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import time
+from typing import Any
+
+import numpy as np
+
+from parlour.agents.base import Turn
+from parlour.agents.german_whist import GermanWhistHeuristic
+from parlour.agents.solver import german_whist as sg
+from parlour.envs.core.engine import CHANCE
+from parlour.envs.german_whist.rules import GermanWhist
+
+TARGET_SOLVE = 1.0  # seconds, mean, German stage-2 start
+TARGET_DECISION = 0.050  # seconds, mean, PIMC decision of the arena bot
+
+
+def turn(game: GermanWhist, state, seat: int) -> Turn:
+    mask = np.zeros(game.num_actions, dtype=np.int8)
+    mask[game.legal_actions(state)] = 1
+    return Turn(game, state, seat, np.zeros(0, dtype=np.float32), mask)
+
+
+def heuristic_games(
+    variant: str, count: int, seed: int
+) -> tuple[GermanWhist, list, list]:
+    """Stage-2 start states and stage-1 decision states of ``count``
+    heuristic-vs-heuristic deals."""
+    game = GermanWhist(variant=variant, episode="deal")
+    rng = np.random.default_rng(seed)
+    starts, decisions = [], []
+    for i in range(count):
+        bots = [
+            GermanWhistHeuristic(seed=seed + i),
+            GermanWhistHeuristic(seed=seed + i + 1),
+        ]
+        st = game.new_state()
+        while True:
+            p = game.current_player(st)
+            if p == CHANCE:
+                for a in game.sample_chance(st, rng):
+                    game.apply(st, a)
+                continue
+            if st.stage == 2:
+                starts.append(st)
+                break
+            if len(game.legal_actions(st)) > 1 and rng.random() < 0.3:
+                decisions.append(st.clone())
+            game.apply(st, bots[p].act(turn(game, st, p)))
+    return game, starts, decisions
+
+
+def random_starts(variant: str, count: int, seed: int) -> tuple[GermanWhist, list]:
+    game = GermanWhist(variant=variant, episode="deal")
+    rng = np.random.default_rng(seed)
+    return game, [
+        sg.random_stage2_state(game, 13, rng, tricks=(0, 0)) for _ in range(count)
+    ]
+
+
+def time_solves(game: GermanWhist, states: list) -> dict[str, Any]:
+    """CPU time to solve each stage-2 start with a fresh table: German, the win/loss of
+    the seat to lead; Honeymoon, its most tricks."""
+    times, nodes = [], []
+    for st in states:
+        solver = sg.Stage2Solver()
+        ps = sg.PositionSolver(game, st.trump_mask, solver)
+        pos = sg.Stage2Position.from_state(st)
+        t0 = time.process_time()
+        if game.honeymoon:
+            ps.max_tricks(pos, pos.to_play)
+        else:
+            ps.can_take(pos, pos.to_play, 7)
+        times.append(time.process_time() - t0)
+        nodes.append(solver.nodes)
+    return {
+        "positions": len(states),
+        "mean_s": float(np.mean(times)),
+        "p95_s": float(np.percentile(times, 95)),
+        "max_s": float(np.max(times)),
+        "mean_nodes": float(np.mean(nodes)),
+    }
+
+
+def time_pimc(game: GermanWhist, states: list, samples: int, seed: int) -> dict[str, Any]:
+    """CPU time per stage-1 decision of ``pimc:samples``. The shared table starts empty
+    and is warmed by three decisions that are not timed, as earlier tricks of a game
+    would warm it."""
+    sg.SHARED.clear()
+    bot = sg.PIMCAgent(samples, seed=seed)
+    warm, timed = states[:3], states[3:]
+    for st in warm:
+        bot.act(turn(game, st, st.to_play))
+    times = []
+    for st in timed:
+        t0 = time.process_time()
+        bot.act(turn(game, st, st.to_play))
+        times.append(time.process_time() - t0)
+    return {
+        "samples": samples,
+        "decisions": len(timed),
+        "per_s": len(times) / sum(times),
+        "mean_s": float(np.mean(times)),
+        "p95_s": float(np.percentile(times, 95)),
+    }
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument(
+        "--positions",
+        type=int,
+        default=40,
+        help="stage-2 start positions per variant (40)",
+    )
+    p.add_argument(
+        "--source",
+        choices=("play", "random"),
+        default="play",
+        help="stage-2 starts from heuristic play (default) or random 13/13 splits",
+    )
+    p.add_argument(
+        "--samples",
+        type=int,
+        nargs="+",
+        default=[1, 2, 4, 8],
+        help="PIMC sample counts to time (1 2 4 8)",
+    )
+    p.add_argument(
+        "--decisions",
+        type=int,
+        default=40,
+        help="stage-1 decisions timed per sample count and variant (40)",
+    )
+    p.add_argument(
+        "--variants",
+        nargs="+",
+        choices=("german", "honeymoon"),
+        default=["german", "honeymoon"],
+    )
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", help="also write the figures to this JSON file")
+    args = p.parse_args(argv)
+
+    sg.SHARED.clear()
+    report: dict[str, Any] = {
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "rows": [],
+    }
+    print(
+        f"Solver speed (CPU seconds; Python {report['python']}, source={args.source})"
+    )
+    print(f"{'row':<34} {'mean':>9} {'p95':>9} {'max':>9}  {'target':<18} result")
+    for variant in args.variants:
+        game, starts, decisions = heuristic_games(
+            variant, max(args.positions, args.decisions // 8 + 1), args.seed
+        )
+        if args.source == "random":
+            game, starts = random_starts(variant, args.positions, args.seed)
+        row = time_solves(game, starts[: args.positions])
+        row["row"] = f"stage-2 start, {variant}"
+        report["rows"].append(row)
+        target = f"< {TARGET_SOLVE:.0f} s mean" if variant == "german" else "(none)"
+        ok = (
+            ""
+            if variant != "german"
+            else ("ok" if row["mean_s"] < TARGET_SOLVE else "MISS")
+        )
+        print(
+            f"{row['row']:<34} {row['mean_s'] * 1e3:>7.1f}ms "
+            f"{row['p95_s'] * 1e3:>7.1f}ms "
+            f"{row['max_s'] * 1e3:>7.1f}ms  {target:<18} {ok}"
+        )
+        for n in args.samples:
+            r = time_pimc(game, decisions[: args.decisions + 3], n, args.seed)
+            r["row"] = f"pimc:{n} decision, {variant}"
+            report["rows"].append(r)
+            arena = n == sg.DEFAULT_SAMPLES and variant == "german"
+            target = f"~{TARGET_DECISION * 1e3:.0f} ms mean" if arena else ""
+            ok = (
+                ("ok" if r["mean_s"] <= TARGET_DECISION * 1.2 else "MISS")
+                if arena
+                else ""
+            )
+            print(
+                f"{r['row']:<34} {r['mean_s'] * 1e3:>7.1f}ms "
+                f"{r['p95_s'] * 1e3:>7.1f}ms "
+                f"{'':>9}  {target:<18} {ok}  ({r['per_s']:.1f} decisions/s)"
+            )
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(report, fh, indent=2)
+    return report
+
+
+if __name__ == "__main__":
+    main()
