@@ -1047,8 +1047,10 @@ def rollout_card(game: GermanWhist, state: State, seat: int) -> int:
 
 def default_margin(samples: int) -> int:
     """How many more sampled deals another card must win than the base card before PIMC
-    plays it: a quarter of the samples, at least one (``pimc:8`` needs 2)."""
-    return max(1, samples // 4)
+    plays it: a quarter of the samples, at least two (``pimc:4`` and ``pimc:8`` need 2).
+    One was too noisy in the arena (``docs/solvers.md``); with a single sample PIMC
+    therefore never overrides the base card in German Whist."""
+    return max(2, samples // 4)
 
 
 def pimc_card(
