@@ -108,7 +108,9 @@ def time_solves(game: GermanWhist, states: list) -> dict[str, Any]:
     }
 
 
-def time_pimc(game: GermanWhist, states: list, samples: int, seed: int) -> dict[str, Any]:
+def time_pimc(
+    game: GermanWhist, states: list, samples: int, seed: int
+) -> dict[str, Any]:
     """CPU time per stage-1 decision of ``pimc:samples``. The shared table starts empty
     and is warmed by three decisions that are not timed, as earlier tricks of a game
     would warm it."""

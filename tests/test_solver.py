@@ -207,10 +207,10 @@ def play_out(game: GermanWhist, st, players, rng=None):
 
 @pytest.mark.parametrize("cards", [4, 7, 10, 13])
 def test_solver_bot_never_loses_a_won_position(cards: int) -> None:
-    """German Whist: from a stage-2 position the solver says is won, the solver bot wins,
-    every time: 20 positions per hand size, against a random defender and against a
-    perfect one (the solver bot itself) in turn. Won positions are also reached mid-trick
-    (the opponent has led)."""
+    """German Whist: from a stage-2 position the solver says is won, the solver bot
+    wins, every time: 20 positions per hand size, against a random defender and against
+    a perfect one (the solver bot itself) in turn. Won positions are also reached
+    mid-trick (the opponent has led)."""
     game = make_game("german")
     rng = np.random.default_rng(cards)
     bot = sg.SolverAgent(seed=0)
