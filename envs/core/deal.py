@@ -76,6 +76,32 @@ def parse_dealer(
     return check_seat(f"{where}['dealer']", deal["dealer"], num_players)
 
 
+def rotation_dealer(
+    i: int, deal: Mapping[str, Any], first_dealer: int | None, num_players: int
+) -> int | None:
+    """Check deal ``i``'s optional ``"dealer"`` of a multi-deal episode and return the
+    first dealer known so far. The first deal's dealer must agree with
+    ``options['dealer']``; a later deal's dealer is fixed by the deal passing clockwise
+    (alternating with two players), so it may be left out but must not contradict it."""
+    dealer = parse_dealer(deal, num_players)
+    if i == 0:
+        if first_dealer is not None and dealer is not None and dealer != first_dealer:
+            raise ValueError("options['dealer'] and deal['dealer'] disagree")
+        return dealer if dealer is not None else first_dealer
+    if dealer is not None:
+        if first_dealer is None:
+            raise ValueError(f"deal {i} names a dealer but the first deal does not")
+        expected = (first_dealer + i) % num_players
+        if dealer != expected:
+            word = "alternation" if num_players == 2 else "rotation"
+            raise ValueError(
+                f"deal {i}: dealer {dealer} breaks the {word} (the deal passes "
+                f"clockwise from dealer {first_dealer}, so deal {i} is dealt by "
+                f"{expected})"
+            )
+    return first_dealer
+
+
 def deal_list(options: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     """The forced deals of reset options: ``"deal"`` (the first) or ``"deals"``
     (several)."""
@@ -102,4 +128,5 @@ __all__ = [
     "parse_cards",
     "parse_dealer",
     "parse_hands",
+    "rotation_dealer",
 ]

@@ -27,6 +27,7 @@ from ..core.deal import (
     parse_cards,
     parse_dealer,
     parse_hands,
+    rotation_dealer,
 )
 from ..core.engine import CHANCE, TERMINAL, Game, check_choice, check_keys
 from . import observation
@@ -833,26 +834,7 @@ class FortyFives(Game[State]):
         )
         for i, deal in enumerate(deals):
             check_keys(f"deal {i}", deal, keys)
-            dealer = parse_dealer(deal, n)
-            if i == 0:
-                if (
-                    first_dealer is not None
-                    and dealer is not None
-                    and dealer != first_dealer
-                ):
-                    raise ValueError("options['dealer'] and deal['dealer'] disagree")
-                first_dealer = dealer if dealer is not None else first_dealer
-            elif dealer is not None:
-                if first_dealer is None:
-                    raise ValueError(
-                        f"deal {i} names a dealer but the first deal does not"
-                    )
-                if dealer != (first_dealer + i) % n:
-                    raise ValueError(
-                        f"deal {i}: dealer {dealer} breaks the rotation (the deal "
-                        "passes "
-                        f"to the left from dealer {first_dealer})"
-                    )
+            first_dealer = rotation_dealer(i, deal, first_dealer, n)
             if first_dealer is None:
                 raise ValueError(
                     "a forced deal needs its dealer: give deal['dealer'] or "

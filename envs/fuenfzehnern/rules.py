@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..core.cards import GERMAN_32, SUITS, cards_in, parse_suit
-from ..core.deal import deal_list, parse_dealer, parse_hands
+from ..core.deal import deal_list, parse_dealer, parse_hands, rotation_dealer
 from ..core.engine import CHANCE, TERMINAL, Game, check_choice, check_keys
 from . import observation
 from .state import Phase, State
@@ -641,25 +641,7 @@ class Fuenfzehnern(Game[State]):
         out: list[int] = []
         for i, deal in enumerate(deals):
             check_keys(f"deal {i}", deal, ("dealer", "hands"))
-            dealer = parse_dealer(deal, n)
-            if i == 0:
-                if (
-                    first_dealer is not None
-                    and dealer is not None
-                    and dealer != first_dealer
-                ):
-                    raise ValueError("options['dealer'] and deal['dealer'] disagree")
-                first_dealer = dealer if dealer is not None else first_dealer
-            elif dealer is not None:
-                if first_dealer is None:
-                    raise ValueError(
-                        f"deal {i} names a dealer but the first deal does not"
-                    )
-                if dealer != (first_dealer + i) % n:
-                    raise ValueError(
-                        f"deal {i}: dealer {dealer} breaks the clockwise rotation "
-                        f"(deal {i} is dealt by seat {(first_dealer + i) % n})"
-                    )
+            first_dealer = rotation_dealer(i, deal, first_dealer, n)
             hands = parse_hands(DECK, deal, n, HAND_SIZE)
             self._check_deal(hands, i)
             out.extend(hands[k % n][k // n] for k in range(HAND_SIZE * n))

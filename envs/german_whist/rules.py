@@ -21,6 +21,7 @@ from ..core.deal import (
     parse_cards,
     parse_dealer,
     parse_hands,
+    rotation_dealer,
 )
 from ..core.engine import CHANCE, TERMINAL, Game, check_choice, check_keys
 from . import observation
@@ -483,23 +484,7 @@ class GermanWhist(Game[State]):
         out: list[int] = []
         for i, deal in enumerate(deals):
             check_keys(f"deal {i}", deal, ("dealer", "hands", "stock"))
-            dealer = parse_dealer(deal, 2)
-            if i == 0:
-                if (
-                    first_dealer is not None
-                    and dealer is not None
-                    and dealer != first_dealer
-                ):
-                    raise ValueError("options['dealer'] and deal['dealer'] disagree")
-                first_dealer = dealer if dealer is not None else first_dealer
-            elif dealer is not None and first_dealer is not None:
-                if dealer != (first_dealer + i) % 2:
-                    raise ValueError(
-                        f"deal {i}: dealer {dealer} breaks the alternation "
-                        f"(the deal alternates from dealer {first_dealer})"
-                    )
-            elif dealer is not None:
-                raise ValueError(f"deal {i} names a dealer but the first deal does not")
+            first_dealer = rotation_dealer(i, deal, first_dealer, 2)
             hands = parse_hands(self.deck, deal, 2, HAND_SIZE)
             stock = parse_cards(self.deck, deal.get("stock"), f"deal {i} 'stock'")
             if len(stock) != self.stock_size:

@@ -16,7 +16,13 @@ from typing import Any
 import numpy as np
 
 from ..core.cards import GERMAN_32, SHORT_24, cards_in, mask_of
-from ..core.deal import check_partition, deal_list, parse_dealer, parse_hands
+from ..core.deal import (
+    check_partition,
+    deal_list,
+    parse_dealer,
+    parse_hands,
+    rotation_dealer,
+)
 from ..core.engine import CHANCE, TERMINAL, Game, check_choice, check_keys
 from . import observation
 from .state import Phase, State
@@ -617,26 +623,7 @@ class Herzeln(Game[State]):
         out: list[int | None] = []
         for i, deal in enumerate(deals):
             check_keys(f"deal {i}", deal, ("dealer", "hands"))
-            dealer = parse_dealer(deal, n)
-            if i == 0:
-                if (
-                    first_dealer is not None
-                    and dealer is not None
-                    and dealer != first_dealer
-                ):
-                    raise ValueError("options['dealer'] and deal['dealer'] disagree")
-                first_dealer = dealer if dealer is not None else first_dealer
-            elif dealer is not None:
-                if first_dealer is None:
-                    raise ValueError(
-                        f"deal {i} names a dealer but the first deal does not"
-                    )
-                if dealer != (first_dealer + i) % n:
-                    raise ValueError(
-                        f"deal {i}: dealer {dealer} breaks the rotation (the deal "
-                        f"passes clockwise from dealer {first_dealer}, so deal {i} is "
-                        f"dealt by {(first_dealer + i) % n})"
-                    )
+            first_dealer = rotation_dealer(i, deal, first_dealer, n)
             hands = parse_hands(self.deck, deal, n, HAND_SIZE)
             check_partition(self.deck, hands, f"deal {i}")
             for hand in hands:
