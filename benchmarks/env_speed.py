@@ -14,6 +14,9 @@ taking turns), and keeps each row's fastest run:
 * the framework floor: a trivial 2-player AEC env (``Discrete(52)``, a small float32
   vector and an int8 mask, 26 moves a game) behind the same wrapper as ours
   (`parlour.envs.core.aec.wrap`), in the same loop. No env can be faster than this.
+  For comparison only, the same env behind PettingZoo's stock
+  ``OrderEnforcingWrapper`` (``floor-stock``): what the API costs wrapped the usual
+  way.
 * PettingZoo's OpenSpiel-backed skat and spades through shimmy's
   ``OpenSpielCompatibilityV0`` in the same loop, when ``open_spiel`` and ``shimmy`` are
   importable (``pip install -e ".[bench]"``); otherwise those rows are skipped, with a
@@ -48,6 +51,7 @@ import numpy as np
 import pettingzoo
 from gymnasium import spaces
 from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
 from tqdm import tqdm
 
 from parlour import envs
@@ -71,7 +75,13 @@ ENV_ROWS: dict[str, tuple[str, dict[str, Any]]] = {
 }
 VARIANTS = tuple(ENV_ROWS)
 SHIMMY_GAMES = ("skat", "spades")
-ROWS = ("floor", *VARIANTS, *(f"engine-{v}" for v in VARIANTS), *SHIMMY_GAMES)
+ROWS = (
+    "floor",
+    "floor-stock",
+    *VARIANTS,
+    *(f"engine-{v}" for v in VARIANTS),
+    *SHIMMY_GAMES,
+)
 
 
 def _row_label(row: str) -> str:
@@ -83,6 +93,8 @@ def _row_label(row: str) -> str:
 NOTES = (
     "Env rows count every env.step call (dead steps included); engine rows count",
     "decision actions, the deal's chance outcomes being in the time, not the count.",
+    "x floor: against the trivial env behind our wrapper (the target's floor);",
+    "x stock: against it behind PettingZoo's stock OrderEnforcingWrapper (no target).",
 )
 SHIMMY_NOTE = (
     "shimmy truncates OpenSpiel skat and spades right after the bidding: its",
@@ -263,6 +275,13 @@ def _floor_env() -> AECEnv:
     return wrap(FloorEnv())
 
 
+def _stock_floor_env() -> AECEnv:
+    """The floor behind PettingZoo's own ``OrderEnforcingWrapper``, whose attribute
+    reads go through ``__getattr__``: what an env wrapped the usual PettingZoo way
+    pays for the API alone (for comparison; no target uses it)."""
+    return wrappers.OrderEnforcingWrapper(FloorEnv())
+
+
 def _shimmy_env(game_name: str) -> AECEnv:
     from shimmy import OpenSpielCompatibilityV0  # imports pyspiel too
 
@@ -288,6 +307,9 @@ def prepare(row: str, seed: int) -> tuple[Result, Runner | None]:
     if row == "floor":
         result = Result(row, "floor: trivial AEC env, wrapped", "env")
         make_env: Callable[[], AECEnv] = _floor_env
+    elif row == "floor-stock":
+        result = Result(row, "floor, PettingZoo's stock OrderEnforcingWrapper", "env")
+        make_env = _stock_floor_env
     elif row in VARIANTS:
         result = Result(row, f"{_row_label(row)}, wrapped", "env")
         name, options = ENV_ROWS[row]
@@ -396,13 +418,15 @@ def _verdict(value: float | None, need: float) -> str:
 
 def table(results: dict[str, Result], checks: list[dict[str, Any]]) -> str:
     """The results and target checks as a fixed-width text table."""
-    floor = results.get("floor")
-    skat = results.get("skat")
-    floor_rate = floor.steps_per_s if floor and not floor.skipped else None
-    skat_rate = skat.steps_per_s if skat and not skat.skipped else None
+
+    def rate(row: str) -> float | None:
+        r = results.get(row)
+        return r.steps_per_s if r is not None and not r.skipped else None
+
+    floor_rate, stock_rate, skat_rate = rate("floor"), rate("floor-stock"), rate("skat")
     head = (
         f"{'row':<58}{'steps/s':>10}{'games/s':>10}{'steps/game':>12}"
-        f"{'x floor':>9}{'x skat':>8}"
+        f"{'x floor':>9}{'x stock':>9}{'x skat':>8}"
     )
     lines = [head, "-" * len(head)]
     for r in results.values():
@@ -412,11 +436,12 @@ def table(results: dict[str, Result], checks: list[dict[str, Any]]) -> str:
         per_game = r.steps / r.games if r.games else None
         is_env = r.kind == "env"
         vs_floor = r.steps_per_s / floor_rate if is_env and floor_rate else None
+        vs_stock = r.steps_per_s / stock_rate if is_env and stock_rate else None
         vs_skat = r.steps_per_s / skat_rate if is_env and skat_rate else None
         lines.append(
             f"{r.label:<58}{_fmt(r.steps_per_s):>10}{_fmt(r.games_per_s):>10}"
             f"{_fmt(per_game, '.1f'):>12}{_fmt(vs_floor, '.2f'):>9}"
-            f"{_fmt(vs_skat, '.2f'):>8}"
+            f"{_fmt(vs_stock, '.2f'):>9}{_fmt(vs_skat, '.2f'):>8}"
         )
     lines.append("")
     lines.append(f"{'target':<40}{'measured':>12}{'need':>13}  result")

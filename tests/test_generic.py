@@ -292,6 +292,22 @@ def test_pettingzoo_api(env_name: str, options: dict) -> None:
         api_test(AcceptApiTestProbe(envs.make(env_name, **options)), num_cycles=1000)
 
 
+def test_order_enforcing_like_pettingzoo(env_name: str, options: dict) -> None:
+    """Our wrapper reads the env directly but enforces the order as PettingZoo's
+    `OrderEnforcingWrapper` does: nothing before reset, step or reset between the
+    agents `agent_iter` hands out, and `last` is the raw env's."""
+    env = envs.make(env_name, **options)
+    with pytest.raises(AttributeError, match="agent_selection cannot be accessed"):
+        env.last()
+    env.reset(seed=0)
+    assert env.last()[1:] == env.unwrapped.last()[1:]
+    it = iter(env.agent_iter())
+    next(it)
+    with pytest.raises(AssertionError, match="need to call step"):
+        next(it)
+    assert list(env.agent_iter(max_iter=0)) == []
+
+
 def test_pettingzoo_seed(env_name: str, options: dict) -> None:
     seed_test(lambda: envs.make(env_name, **options), num_cycles=500)
 
@@ -421,6 +437,9 @@ def test_mask_is_engine_legal_actions(env_name: str, options: dict) -> None:
             assert np.flatnonzero(mask).tolist() == legal
             assert raw.legal_actions(agent) == legal
         legal = raw.game.legal_actions(raw.state)
+        legal_bits = getattr(raw.game, "legal_bits", None)
+        if legal_bits is not None:  # the adapter's fast path, when the engine has one
+            assert cards_in(legal_bits(raw.state)) == legal
         env.step(legal[int(rng.integers(len(legal)))])
         steps += 1
 

@@ -122,6 +122,7 @@ class ParlourAECEnv(AECEnv):
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
         self._last_returns = list(self.game.returns(self.state))
+        self._paid = False  # whether self.rewards holds a nonzero payment
         self.agent_selection = self.possible_agents[0]
         self._finish_step(self.game.current_player(self.state))
 
@@ -162,14 +163,21 @@ class ParlourAECEnv(AECEnv):
             player = game.current_player(state)
         # Rewards are the change in the engine's returns. Every agent is alive here
         # (they all finish together), so this loop also does _accumulate_rewards' work.
+        # Most moves change no return: then only last move's rewards need zeroing.
         returns = game.returns(state)
         last = self._last_returns
         rewards = self.rewards
-        for i, a in enumerate(self.possible_agents):
-            reward = float(returns[i] - last[i])
-            rewards[a] = reward
-            cumulative[a] += reward
-        self._last_returns = list(returns)
+        if returns != last:
+            for i, a in enumerate(self.possible_agents):
+                reward = float(returns[i] - last[i])
+                rewards[a] = reward
+                cumulative[a] += reward
+            self._last_returns = list(returns)
+            self._paid = True
+        elif self._paid:
+            for a in rewards:
+                rewards[a] = 0.0
+            self._paid = False
         self._finish_step(player)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
@@ -268,9 +276,65 @@ class ParlourAECEnv(AECEnv):
         self._accumulate_rewards()
 
 
+class OrderEnforcing(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's `OrderEnforcingWrapper` (errors for use before ``reset``, the
+    ``agent_iter`` step check) with the per-step attributes read straight from the
+    wrapped env.
+
+    The base wrapper reaches ``agent_selection``, ``terminations``, ``infos`` … through
+    ``__getattr__`` (three Python calls per read, eight reads per step); here ``last``
+    and the iterator's reads go to the env directly once it has been reset. Before
+    ``reset`` they raise exactly as the base class does.
+    """
+
+    def last(
+        self, observe: bool = True
+    ) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        if not self._has_reset:
+            return super().last(observe)  # raises: nothing may be read before reset
+        return self.env.last(observe)
+
+    def step(self, action: Any) -> None:
+        env = self.env
+        if not self._has_reset or not env.agents:
+            super().step(action)  # logs PettingZoo's error or warning
+            return
+        self._has_updated = True
+        env.step(action)
+
+    def agent_iter(self, max_iter: int = 2**63) -> _FastIterable:
+        if not self._has_reset:
+            return super().agent_iter(max_iter)  # logs PettingZoo's error
+        return _FastIterable(self, max_iter)
+
+
+class _FastIterable(wrappers.order_enforcing.AECOrderEnforcingIterable):
+    def __iter__(self) -> _FastIterator:
+        return _FastIterator(self.env, self.max_iter)
+
+
+class _FastIterator(wrappers.order_enforcing.AECOrderEnforcingIterator):
+    """PettingZoo's order-enforcing iterator reading the agent straight from the
+    wrapped env: stops when no agent is left or after ``max_iter`` steps, and asserts
+    that ``step`` or ``reset`` was called since the last agent it handed out."""
+
+    def __next__(self) -> str:
+        wrapper = self.env
+        raw = wrapper.env
+        if not raw.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        assert wrapper._has_updated, (
+            "need to call step() or reset() in a loop over `agent_iter`"
+        )
+        wrapper._has_updated = False
+        return raw.agent_selection
+
+
 def wrap(raw: AECEnv) -> AECEnv:
-    """The standard wrapper stack, as PettingZoo classic envs use it."""
-    return wrappers.OrderEnforcingWrapper(raw)
+    """The standard wrapper stack, as PettingZoo classic envs use it: order
+    enforcing (`OrderEnforcing`, PettingZoo's wrapper with faster reads)."""
+    return OrderEnforcing(raw)
 
 
-__all__ = ["ILLEGAL_ACTION_POLICIES", "ParlourAECEnv", "wrap"]
+__all__ = ["ILLEGAL_ACTION_POLICIES", "OrderEnforcing", "ParlourAECEnv", "wrap"]

@@ -45,6 +45,7 @@ it unchanged.
 
 from __future__ import annotations
 
+import struct
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -100,6 +101,7 @@ class Layout:
         self.n = n
         self.flags, self.nbits, self.nscalars = _layout(n, nt)
         self.nbytes = (self.nbits + 7) // 8
+        self.scalars = struct.Struct(f"={self.nscalars}f")  # native order, like numpy
         self.played = tuple(52 + 52 * k for k in range(n))
         self.trick = 52 * (n + 1)
         self.turned = self.trick + 52
@@ -173,15 +175,18 @@ def encode(game: FortyFives, state: State, player: int) -> np.ndarray:
     target = game.target
     scores, points = state.scores, state.deal_points
     tricks, discards, drawn = state.tricks_won, state.discards, state.drawn
-    out[nbits:] = [
+    deals = state.deal_no / game.max_deals
+    lay.scalars.pack_into(  # straight into the buffer, rounded to float32 as numpy does
+        out,
+        4 * nbits,
         *[min(max((scores[t] + target) / (2 * target), 0.0), 1.0) for t in sides],
         *[points[t] / 30 for t in sides],
         *[tricks[s] / 5 for s in seats],
         *[discards[s] / 8 for s in seats],
         *[drawn[s] / 5 for s in seats],
         (len(state.stock) - state.stock_pos) / 52,
-        min(state.deal_no / game.max_deals, 1.0),
-    ]
+        deals if deals < 1.0 else 1.0,
+    )
     return out
 
 

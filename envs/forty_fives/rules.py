@@ -429,6 +429,19 @@ class FortyFives(Game[State]):
             return self._legal_discards(state)
         return []
 
+    def legal_bits(self, state: State) -> int:
+        """`legal_actions` as a bitmask (bit ``a`` for action ``a``), for the adapter's
+        action mask; card play and robbing need no list."""
+        phase = state.phase
+        if phase == Phase.PLAY:
+            return self.legal_mask(state)
+        if phase == Phase.ROB:
+            return state.hands[state.to_play] << ROB | 1 << NOROB
+        out = 0
+        for action in self.legal_actions(state):
+            out |= 1 << action
+        return out
+
     def legal_mask(self, state: State) -> int:
         """The cards the player to act may play, as a bitmask."""
         hand = state.hands[state.to_play]

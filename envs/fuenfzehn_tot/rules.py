@@ -85,6 +85,7 @@ def _options_table() -> list[tuple[int, ...]]:
 
 
 _LEGAL = _options_table()
+_LEGAL_BITS = tuple(sum(1 << a for a in actions) for actions in _LEGAL)
 
 
 def _check_bool(name: str, value: Any) -> bool:
@@ -193,6 +194,15 @@ class FuenfzehnTot(Game[State]):
             return []
         rolls = state.rolls
         return list(_LEGAL[state.total * 5 + (rolls if rolls < 4 else 4)])
+
+    def legal_bits(self, state: State) -> int:
+        """`legal_actions` as a bitmask (bit ``a`` for action ``a``), for the adapter's
+        action mask."""
+        phase = state.phase
+        if (phase != Phase.HALF1 and phase != Phase.HALF2) or state.pending:
+            return 0
+        rolls = state.rolls
+        return _LEGAL_BITS[state.total * 5 + (rolls if rolls < 4 else 4)]
 
     def apply(self, state: State, action: int) -> None:
         phase = state.phase

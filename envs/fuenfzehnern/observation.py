@@ -47,6 +47,8 @@ leaves the vector unchanged.
 
 from __future__ import annotations
 
+import struct
+from functools import cache
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -106,11 +108,26 @@ def layout(players: int) -> dict[str, slice]:
     }
 
 
+@cache
+def _tables(players: int) -> tuple:
+    """Per-size constants of `encode`: the seat order seen from each seat, the
+    head length and byte count, and the struct writing the scalars."""
+    seats = range(players)
+    orders = tuple(tuple((p + k) % players for k in seats) for p in seats)
+    head = bits_size(players)
+    scalars = struct.Struct(f"={3 * players + 2}f")  # native order, like the array
+    return orders, head, (head + 7) // 8, scalars
+
+
 def encode(game: Fuenfzehnern, state: State, player: int) -> np.ndarray:
     """Player ``player``'s observation vector (float32, every entry in [0, 1])."""
+    # Written for speed (it runs on every env.last()): the 0/1 part is one Python int
+    # unpacked by numpy in one call, the scalars are packed straight into the buffer.
     P = game.num_players
+    h = game.num_hands
+    orders, head, nbytes, scalars = _tables(P)
+    order = orders[player]  # relative seats: me, my left, …
     hand = state.hands[player]
-    order = [(player + k) % P for k in range(P)]  # relative seats: me, my left, …
     bits = hand
     off = N_CARDS
     played_by = state.played_by
@@ -133,11 +150,13 @@ def encode(game: Fuenfzehnern, state: State, player: int) -> np.ndarray:
         bits |= 1 << (off + P + (state.dealer - player) % P)
     off += 2 * P
     voids = state.voids
-    for k, p in enumerate(order):
-        bits |= voids[p] << (off + 4 * k)
-    off += 4 * P
+    for p in order:
+        bits |= voids[p] << off
+        off += 4
     slot = tried = 0
-    for s in reversed(state.chain):
+    chain = state.chain
+    for i in range(len(chain) - 1, -1, -1):
+        s = chain[i]
         if not tried >> s & 1:
             tried |= 1 << s
             bits |= 1 << (off + 4 * slot + s)
@@ -155,19 +174,16 @@ def encode(game: Fuenfzehnern, state: State, player: int) -> np.ndarray:
     if state.zwang >= 0:
         bits |= 1 << (off + 7)
     bits |= state.zwang_suits << (off + 8) | game.option_bits << (off + 12)
-    head = bits_size(P)
     out = np.empty(head + 3 * P + 2, dtype=np.float32)
-    raw = np.frombuffer(bits.to_bytes((head + 7) // 8, "little"), dtype=np.uint8)
-    out[:head] = np.unpackbits(raw, bitorder="little")[:head]
+    raw = np.frombuffer(bits.to_bytes(nbytes, "little"), dtype=np.uint8)
+    out[:head] = np.unpackbits(raw, count=head, bitorder="little")
     # Scores stay in [-15 h, (points in pack - 15) h], so the mapping needs no clipping.
-    h = game.num_hands
-    per_point, lo, per_score = (
-        1 / game.total_points,
-        15 * h,
-        1 / (game.total_points * h),
-    )
+    per_point = 1 / game.total_points
+    lo, per_score = 15 * h, per_point / h
     points, tricks, scores = state.points, state.tricks, state.scores
-    out[head:] = (
+    scalars.pack_into(
+        out,
+        4 * head,
         *[points[p] * per_point for p in order],
         *[tricks[p] * 0.125 for p in order],
         *[(scores[p] + lo) * per_score for p in order],

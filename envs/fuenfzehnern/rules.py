@@ -345,6 +345,16 @@ class Fuenfzehnern(Game[State]):
                 zw ^= low
         return out
 
+    def legal_bits(self, state: State) -> int:
+        """`legal_actions` as a bitmask (bit ``a`` for action ``a``), for the adapter's
+        action mask."""
+        if state.phase != Phase.PLAY:
+            return 0
+        mask = self.legal_mask(state)
+        if not state.trick:
+            mask |= self.zwang_suits(state, mask, state.hands[state.to_play]) << ZWANG
+        return mask
+
     def _zwang(self, state: State, suit: int) -> None:
         if state.trick:
             raise self.illegal(state, ZWANG + suit, "Zwang is announced when leading")

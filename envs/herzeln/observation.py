@@ -81,7 +81,7 @@ def size(game: Herzeln) -> int:
 def encode(game: Herzeln, state: State, player: int) -> np.ndarray:
     """Player ``player``'s observation vector (float32, every entry in [0, 1])."""
     N, n, R, L = game.N, game.num_players, game.num_ranks, game.num_lines
-    seats = [(player + k) % n for k in range(n)]
+    seats = game.obs_seats[player]  # relative seats: me, my left, …
     in_play = state.phase == Phase.TRICKS or state.phase == Phase.DOMINO
     bits = state.hands[player] if in_play else 0
     shift = N
@@ -128,25 +128,24 @@ def encode(game: Herzeln, state: State, player: int) -> np.ndarray:
     head = shift + N_FLAGS
     out = np.empty(head + 5 * n + 2, dtype=np.float32)
     raw = np.frombuffer(bits.to_bytes((head + 7) // 8, "little"), dtype=np.uint8)
-    out[:head] = np.unpackbits(raw, bitorder="little")[:head]
+    out[:head] = np.unpackbits(raw, count=head, bitorder="little")
     k = state.contract
     max_pts = game.max_points[k] if k >= 0 else 1
     low, span = game.score_low, game.score_high - game.score_low
     places = {p: i for i, p in enumerate(state.out_order)} if k == 7 else {}
-    scalars = []
-    for s in seats:
-        scalars.append(state.hands[s].bit_count() / 8 if in_play else 0.0)
-    for s in seats:
-        scalars.append(state.tricks[s] / 8)
-    for s in seats:
-        scalars.append(abs(state.points[s]) / max_pts)
-    for s in seats:
-        scalars.append((places[s] + 1) / n if s in places else 0.0)
-    for s in seats:
-        scalars.append((state.scores[s] - low) / span)
-    scalars.append(state.deal_no / len(game.contracts))
-    scalars.append(sum(state.tricks) / 8)
-    out[head:] = scalars
+    hands, tricks = state.hands, state.tricks
+    points, scores = state.points, state.scores
+    game.obs_scalars.pack_into(  # straight into the buffer, rounded as numpy rounds
+        out,
+        4 * head,
+        *[hands[s].bit_count() / 8 if in_play else 0.0 for s in seats],
+        *[tricks[s] / 8 for s in seats],
+        *[abs(points[s]) / max_pts for s in seats],
+        *[(places[s] + 1) / n if s in places else 0.0 for s in seats],
+        *[(scores[s] - low) / span for s in seats],
+        state.deal_no / len(game.contracts),
+        sum(tricks) / 8,
+    )
     return out
 
 

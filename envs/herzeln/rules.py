@@ -10,6 +10,7 @@ force any deal.
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Mapping
 from typing import Any
 
@@ -196,6 +197,9 @@ class Herzeln(Game[State]):
         # lays, fewer passes than there are players (the layout cannot block).
         self.max_game_length = sum(N if k != DOMINO else n * N for k in self.contracts)
         self.observation_size = observation.size(self)
+        # constants of the observation encoder (its hot path)
+        self.obs_seats = tuple(tuple((p + k) % n for k in range(n)) for p in range(n))
+        self.obs_scalars = struct.Struct(f"={5 * n + 2}f")  # native order, like numpy
 
     def __repr__(self) -> str:
         return (
@@ -366,13 +370,26 @@ class Herzeln(Game[State]):
                 self._end_deal(state)
 
     # --- the Domino deal (Unteranlegen) -----------------------------------------------
+    def legal_bits(self, state: State) -> int:
+        """`legal_actions` as a bitmask (bit ``a`` for action ``a``), for the adapter's
+        action mask."""
+        if state.phase == Phase.TRICKS:
+            return self.legal_mask(state)
+        if state.phase == Phase.DOMINO:
+            return self._domino_bits(state)
+        return 0
+
     def _domino_actions(self, state: State) -> list[int]:
         """Legal Domino actions: an opening Jack (its card id), ``N + c`` to lay ``c``
         at the top end, ``2N + c`` at the bottom end, or ``PASS`` when nothing fits."""
+        return cards_in(self._domino_bits(state))
+
+    def _domino_bits(self, state: State) -> int:
+        """`_domino_actions` as a bitmask over the action ids."""
         hand = state.hands[state.to_play]
         N, R = self.N, self.num_ranks
         if self.per_suit and not state.laid:
-            return [self.jack_of_hearts]  # its holder opens with the Jack of hearts
+            return 1 << self.jack_of_hearts  # its holder opens with the Jack of hearts
         opening = top_fit = bottom_fit = 0
         at = self.at
         for ln in range(self.num_lines):
@@ -389,11 +406,8 @@ class Herzeln(Game[State]):
         top_fit &= hand
         bottom_fit &= hand
         if not (opening | top_fit | bottom_fit):
-            return [self.PASS]  # rules-notes §4.3: no legal card, the player passes
-        out = cards_in(opening)
-        out.extend(N + c for c in cards_in(top_fit))
-        out.extend(2 * N + c for c in cards_in(bottom_fit))
-        return out
+            return 1 << self.PASS  # rules-notes §4.3: no legal card, the player passes
+        return opening | top_fit << N | bottom_fit << (2 * N)
 
     def _domino(self, state: State, action: int) -> None:
         legal = self._domino_actions(state)
