@@ -30,6 +30,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv
 
 from .. import envs
 from . import checkpoint as ckpt_io
+from . import imitation
 from .arena import run_arena
 from .policy import NumpyPolicy, PolicyAgent
 from .selfplay import OpponentPool, SelfPlayEnv
@@ -81,6 +82,18 @@ class TrainConfig:
     eval_opponents: list[str] = field(default_factory=lambda: ["random", "heuristic"])
     tensorboard: bool = True
     """write TensorBoard logs to RUN_DIR/tensorboard"""
+    warm_start: str = ""
+    """teacher agent spec to imitate before self-play ('' = none; e.g. heuristic)"""
+    warm_start_games: int = 2000
+    """games of the teacher against itself to learn from"""
+    warm_start_epochs: int = 10
+    """passes over the teacher's decisions"""
+    warm_start_noise: float = 0.1
+    """chance of a random move (the teacher's move stays the label)"""
+    warm_start_lr: float = 1e-3
+    """Adam learning rate of the imitation phase"""
+    warm_start_workers: int = 1
+    """processes collecting the teacher's games"""
 
     def validate(self) -> None:
         """Raise ValueError for an inconsistent config."""
@@ -96,6 +109,9 @@ class TrainConfig:
             "checkpoint_every",
             "eval_every",
             "eval_games",
+            "warm_start_games",
+            "warm_start_epochs",
+            "warm_start_workers",
         )
         for name in positive:
             value = getattr(self, name)
@@ -117,6 +133,19 @@ class TrainConfig:
             raise ValueError("learning_rate must be positive")
         if not self.opponents:
             raise ValueError("opponents must name at least one opponent kind")
+        if not 0 <= self.warm_start_noise < 1:
+            raise ValueError("warm_start_noise must lie in [0, 1)")
+        if self.warm_start_lr <= 0:
+            raise ValueError("warm_start_lr must be positive")
+        if self.warm_start:
+            from .. import agents as agents_mod
+
+            try:
+                agents_mod.make(
+                    self.warm_start, self.env, seed=0, env_options=self.env_options
+                )
+            except ValueError as err:
+                raise ValueError(f"warm_start: {err}") from None
 
 
 def _field_types() -> dict[str, Any]:
@@ -366,6 +395,13 @@ def train(
         lambda: _actor(model, config.activation),
     )
     start = time.time()
+    if config.warm_start and saved is None:
+        report = warm_start(model, config, progress)
+        ckpt_io.write_json_atomic(
+            run_dir / "warm_start.json",
+            {**dataclasses.asdict(report), "seconds": round(time.time() - start, 1)},
+        )
+        pool.add_snapshot(_actor(model, config.activation), "self@warm_start")
     remaining = config.total_timesteps - int(model.num_timesteps)
     interrupted = False
     try:
@@ -409,6 +445,57 @@ def train(
         plot,
         time.time() - start,
     )
+
+
+def warm_start(model, config: TrainConfig, progress: bool) -> imitation.FitReport:
+    """Imitation before self-play (`training.imitation`): collect the teacher's games
+    and fit the policy and value heads to them."""
+    from tqdm import tqdm
+
+    with tqdm(
+        total=config.warm_start_games,
+        unit="game",
+        desc=f"teacher {config.warm_start}",
+        disable=not progress,
+    ) as bar:
+        data = imitation.collect(
+            config.env,
+            config.env_options,
+            config.warm_start,
+            config.warm_start_games,
+            seed=config.seed,
+            noise=config.warm_start_noise,
+            workers=config.warm_start_workers,
+            progress=bar.update,
+        )
+    with tqdm(
+        total=config.warm_start_epochs,
+        unit="epoch",
+        desc=f"imitate ({len(data):,} decisions)",
+        disable=not progress,
+    ) as bar:
+
+        def on_epoch(epoch: int, loss: float) -> None:
+            bar.update(1)
+            bar.set_postfix_str(f"loss {loss:.3f}", refresh=False)
+
+        report = imitation.fit(
+            model.policy,
+            data,
+            config.warm_start_epochs,
+            batch_size=config.batch_size,
+            learning_rate=config.warm_start_lr,
+            vf_coef=config.vf_coef,
+            seed=config.seed,
+            progress=on_epoch,
+        )
+    if progress:
+        print(
+            f"warm start: the student plays the teacher's move in "
+            f"{report.agreement:.1%} of {report.held_out_decisions:,} held-out "
+            "decisions"
+        )
+    return report
 
 
 def _actor(model, activation: str) -> NumpyPolicy:

@@ -1,0 +1,137 @@
+"""The imitation warm start: teacher data, the fit, and its place in a training run."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.vec_env import DummyVecEnv
+from test_training import TINY  # tests/ is on sys.path (pytest's rootdir-less modules)
+
+from parlour.training import imitation
+from parlour.training.selfplay import OpponentPool, SelfPlayEnv
+from parlour.training.train import config_from_dict, train
+
+
+def test_collect_records_legal_teacher_moves_and_final_returns():
+    data = imitation.collect("german_whist_v0", {}, "heuristic", games=3, seed=1)
+    n = len(data)
+    assert data.games == 3
+    assert data.observations.shape == (n, data.observations.shape[1])
+    assert data.masks.shape == (n, 52) and data.masks.dtype == bool
+    # every label is legal where it was chosen
+    assert data.masks[np.arange(n), data.actions].all()
+    # German Whist: 26 stage-1 decisions a deal and 14 to 26 in stage 2 (the deal
+    # ends at a player's 7th stage-2 trick), each labelled with its seat's +1 / -1
+    assert 3 * 40 <= n <= 3 * 52
+    assert set(np.unique(data.returns)) <= {-1.0, 1.0}
+
+
+def test_collect_is_seeded_and_workers_change_nothing():
+    kwargs = {"games": 6, "seed": 4, "noise": 0.3}
+    one = imitation.collect("fuenfzehn_tot_v0", {"players": 3}, "optimal", **kwargs)
+    again = imitation.collect("fuenfzehn_tot_v0", {"players": 3}, "optimal", **kwargs)
+    two = imitation.collect(
+        "fuenfzehn_tot_v0", {"players": 3}, "optimal", workers=2, **kwargs
+    )
+    for other in (again, two):
+        np.testing.assert_array_equal(one.observations, other.observations)
+        np.testing.assert_array_equal(one.actions, other.actions)
+        np.testing.assert_array_equal(one.returns, other.returns)
+    other_seed = imitation.collect(
+        "fuenfzehn_tot_v0", {"players": 3}, "optimal", games=6, seed=5, noise=0.3
+    )
+    assert not np.array_equal(one.actions, other_seed.actions[: len(one.actions)])
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"games": 0}, "games must be positive"),
+        ({"noise": 1.0}, "noise must lie"),
+        ({"workers": 0}, "workers must be positive"),
+        ({"teacher": "nonsense"}, "unknown agent"),
+    ],
+)
+def test_collect_rejects_bad_arguments(kwargs, message):
+    args = {"teacher": "random", "games": 2, **kwargs}
+    with pytest.raises(ValueError, match=message):
+        imitation.collect("german_whist_v0", {}, **args)
+
+
+def _model(env: str, options: dict) -> MaskablePPO:
+    pool = OpponentPool(env, {"random": 1.0}, seed=0, env_options=options)
+    venv = DummyVecEnv([lambda: SelfPlayEnv(env, options, pool=pool, seed=0)])
+    return MaskablePPO(
+        "MlpPolicy", venv, policy_kwargs={"net_arch": [64, 64]}, device="cpu", seed=0
+    )
+
+
+@pytest.fixture
+def one_thread():
+    """Small networks train several times faster on one thread (as train() runs)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+def test_fit_learns_a_simple_teacher(one_thread):
+    """Fünfzehn – tot's threshold bot is a function of two observation entries: the
+    student must copy it almost perfectly, and the value head must learn."""
+    torch.manual_seed(0)
+    options = {"players": 2}
+    data = imitation.collect("fuenfzehn_tot_v0", options, "threshold:11", 100, seed=2)
+    model = _model("fuenfzehn_tot_v0", options)
+    before = imitation.fit(model.policy, data, epochs=1, learning_rate=1e-6)
+    after = imitation.fit(model.policy, data, epochs=15, learning_rate=3e-3)
+    assert after.agreement > 0.97 > before.agreement
+    assert after.policy_loss < before.policy_loss
+    assert after.value_loss < before.value_loss
+
+
+def test_fit_rejects_bad_arguments(one_thread):
+    data = imitation.collect("german_whist_v0", {}, "random", games=1, seed=0)
+    model = _model("german_whist_v0", {})
+    with pytest.raises(ValueError, match="epochs must be positive"):
+        imitation.fit(model.policy, data, epochs=0)
+    with pytest.raises(ValueError, match="at least two"):
+        tiny = imitation.Demonstrations(
+            data.observations[:1], data.masks[:1], data.actions[:1], data.returns[:1], 1
+        )
+        imitation.fit(model.policy, tiny, epochs=1)
+
+
+def test_training_run_with_warm_start(tmp_path, one_thread):
+    config = config_from_dict(
+        {
+            **TINY,
+            "env": "german_whist_v0",
+            "warm_start": "heuristic",
+            "warm_start_games": 4,
+            "warm_start_epochs": 2,
+        }
+    )
+    result = train(config, run_dir=tmp_path, progress=False)
+    report = json.loads((tmp_path / "warm_start.json").read_text())
+    assert 4 * 40 <= report["train_decisions"] + report["held_out_decisions"] <= 4 * 52
+    assert 0 <= report["agreement"] <= 1
+    manifest = json.loads((result.checkpoint / "manifest.json").read_text())
+    assert "self@warm_start" in manifest["snapshots"]
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        ({"warm_start": "nonsense"}, "warm_start: unknown agent"),
+        ({"warm_start_noise": 1.5}, "warm_start_noise"),
+        ({"warm_start_games": 0}, "warm_start_games must be a positive integer"),
+        ({"warm_start_lr": 0.0}, "warm_start_lr must be positive"),
+    ],
+)
+def test_warm_start_config_validation(extra, message):
+    with pytest.raises(ValueError, match=message):
+        config_from_dict({**TINY, "env": "german_whist_v0", **extra})

@@ -1,0 +1,229 @@
+"""Warm start by imitation: teach the learner a teacher bot's moves before self-play.
+
+PPO from scratch spends most of a short budget discovering what the rule-based bots
+already know (follow the trick economically, keep the top trumps, count the cards). A
+warm start copies that knowledge first, as AlphaStar and many card-game agents do: the
+teacher (any agent spec: ``heuristic``, ``solver``, ``pimc:4`` …) plays games against
+itself, every decision it makes is recorded with the acting seat's observation and mask,
+and the network's policy head is fitted to the teacher's moves (cross-entropy over the
+masked logits) while its value head is fitted to the final return of the seat that
+decided (mean squared error). Self-play PPO then starts from that policy.
+
+``noise`` plays a uniformly random legal move instead of the teacher's now and then, but
+keeps the teacher's move as the label: the student then also sees positions the teacher
+would not have reached, so one early mistake does not lead it into unknown territory
+(the idea of DAgger, at no extra cost).
+
+Collection runs in worker processes (``workers``); the teacher's time dominates for
+search bots. Everything is seeded: the same arguments give the same data.
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+
+from .. import agents as agents_mod
+from .. import envs
+from ..agents.base import Turn
+
+
+@dataclass
+class Demonstrations:
+    """Teacher decisions: one row per decision."""
+
+    observations: np.ndarray  # float32 [N, obs]
+    masks: np.ndarray  # bool [N, actions]
+    actions: np.ndarray  # int64 [N]
+    returns: np.ndarray  # float32 [N]: the deciding seat's return at the end
+    games: int
+
+    def __len__(self) -> int:
+        return len(self.actions)
+
+    @staticmethod
+    def concatenate(parts: list[Demonstrations]) -> Demonstrations:
+        return Demonstrations(
+            np.concatenate([p.observations for p in parts]),
+            np.concatenate([p.masks for p in parts]),
+            np.concatenate([p.actions for p in parts]),
+            np.concatenate([p.returns for p in parts]),
+            sum(p.games for p in parts),
+        )
+
+
+def _collect_chunk(args: tuple[str, dict[str, Any], str, int, int, float]) -> Any:
+    env_name, env_options, teacher_spec, games, seed, noise = args
+    env = envs.make(env_name, **env_options)
+    raw = env.unwrapped
+    teacher = agents_mod.make(
+        teacher_spec, env_name, seed=seed, env_options=env_options
+    )
+    rng = np.random.default_rng(seed + 7)
+    obs_rows: list[np.ndarray] = []
+    mask_rows: list[np.ndarray] = []
+    actions: list[int] = []
+    returns: list[float] = []
+    for g in range(games):
+        env.reset(seed=seed * 100_003 + g)
+        teacher.reset(seed=seed * 100_003 + g)
+        seats: list[int] = []
+        for agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            seat = raw.agent_name_mapping[agent]
+            mask = obs["action_mask"]
+            turn = Turn(raw.game, raw.state, seat, obs["observation"], mask)
+            label = int(teacher.act(turn))
+            obs_rows.append(obs["observation"])
+            mask_rows.append(mask.astype(bool))
+            actions.append(label)
+            seats.append(seat)
+            action = label
+            if noise > 0 and rng.random() < noise:
+                legal = np.flatnonzero(mask)
+                action = int(legal[rng.integers(len(legal))])
+            env.step(action)
+        # The engine's returns are each seat's total reward over the episode.
+        totals = raw.game.returns(raw.state)
+        returns.extend(float(totals[s]) for s in seats)
+    return (
+        np.asarray(obs_rows, dtype=np.float32),
+        np.asarray(mask_rows, dtype=bool),
+        np.asarray(actions, dtype=np.int64),
+        np.asarray(returns, dtype=np.float32),
+        games,
+    )
+
+
+def collect(
+    env_name: str,
+    env_options: dict[str, Any],
+    teacher: str,
+    games: int,
+    seed: int = 0,
+    noise: float = 0.0,
+    workers: int = 1,
+    progress: Callable[[int], None] | None = None,
+) -> Demonstrations:
+    """``games`` games of the teacher against itself; every decision recorded.
+
+    ``progress(n)`` is called with the number of games finished since the last call.
+    """
+    if games < 1:
+        raise ValueError(f"games must be positive, got {games}")
+    if not 0 <= noise < 1:
+        raise ValueError(f"noise must lie in [0, 1), got {noise}")
+    if workers < 1:
+        raise ValueError(f"workers must be positive, got {workers}")
+    agents_mod.make(teacher, env_name, seed=0, env_options=env_options)  # bad spec
+    # chunks (and so their seeds) do not depend on the number of workers
+    chunk = max(1, min(50, math.ceil(games / 8)))
+    jobs = []
+    done = 0
+    for i in range(math.ceil(games / chunk)):
+        n = min(chunk, games - done)
+        jobs.append((env_name, dict(env_options), teacher, n, seed * 1000 + i, noise))
+        done += n
+    parts = []
+    if workers == 1:
+        for job in jobs:
+            parts.append(Demonstrations(*_collect_chunk(job)))
+            if progress is not None:
+                progress(job[3])
+    else:
+        # fork keeps the parent's imports; every chunk is seeded, so the order in
+        # which workers finish changes nothing.
+        ctx = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
+        with ctx.Pool(workers, initializer=torch.set_num_threads, initargs=(1,)) as p:
+            results = p.imap(_collect_chunk, jobs)
+            for job, result in zip(jobs, results, strict=True):
+                parts.append(Demonstrations(*result))
+                if progress is not None:
+                    progress(job[3])
+    return Demonstrations.concatenate(parts)
+
+
+@dataclass
+class FitReport:
+    """How well the student copies the teacher, on held-out decisions."""
+
+    epochs: int
+    train_decisions: int
+    held_out_decisions: int
+    agreement: float  # fraction of held-out decisions where argmax = teacher's move
+    policy_loss: float
+    value_loss: float
+
+
+def fit(
+    policy: Any,
+    data: Demonstrations,
+    epochs: int,
+    batch_size: int = 512,
+    learning_rate: float = 1e-3,
+    vf_coef: float = 0.5,
+    seed: int = 0,
+    held_out: float = 0.05,
+    progress: Callable[[int, float], None] | None = None,
+) -> FitReport:
+    """Fit an SB3 ``MaskableActorCriticPolicy`` to the demonstrations (in place).
+
+    Cross-entropy of the masked policy on the teacher's moves plus ``vf_coef`` times the
+    value head's squared error on the returns; Adam with its own state (PPO's optimiser
+    is left untouched). ``progress(epoch, loss)`` after each epoch.
+    """
+    if epochs < 1:
+        raise ValueError(f"epochs must be positive, got {epochs}")
+    n = len(data)
+    if n < 2:
+        raise ValueError("need at least two demonstrations to fit")
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(n)
+    n_test = max(1, int(n * held_out))
+    test, train = order[:n_test], order[n_test:]
+    obs = torch.from_numpy(data.observations)
+    masks = torch.from_numpy(data.masks)
+    actions = torch.from_numpy(data.actions)
+    returns = torch.from_numpy(data.returns)
+    optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
+    policy.set_training_mode(True)
+    for epoch in range(epochs):
+        rng.shuffle(train)
+        total = 0.0
+        for start in range(0, len(train), batch_size):
+            idx = torch.from_numpy(train[start : start + batch_size])
+            dist = policy.get_distribution(obs[idx], action_masks=masks[idx])
+            policy_loss = -dist.log_prob(actions[idx]).mean()
+            values = policy.predict_values(obs[idx]).flatten()
+            value_loss = torch.nn.functional.mse_loss(values, returns[idx])
+            loss = policy_loss + vf_coef * value_loss
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
+            optimizer.step()
+            total += float(loss.detach()) * len(idx)
+        if progress is not None:
+            progress(epoch + 1, total / max(1, len(train)))
+    policy.set_training_mode(False)
+    with torch.no_grad():
+        idx = torch.from_numpy(test)
+        dist = policy.get_distribution(obs[idx], action_masks=masks[idx])
+        logits = dist.distribution.logits
+        agreement = float((logits.argmax(dim=1) == actions[idx]).float().mean())
+        policy_loss = float(-dist.log_prob(actions[idx]).mean())
+        values = policy.predict_values(obs[idx]).flatten()
+        value_loss = float(torch.nn.functional.mse_loss(values, returns[idx]))
+    return FitReport(epochs, len(train), len(test), agreement, policy_loss, value_loss)
+
+
+__all__ = ["Demonstrations", "FitReport", "collect", "fit"]
