@@ -26,6 +26,9 @@ HEURISTICS = {
 EXTRA_AGENTS = {
     "fuenfzehn_tot_v0": "parlour.agents.fuenfzehn_tot:make_agent",
     "german_whist_v0": "parlour.agents.solver.german_whist:make_agent",
+    "forty_fives_v0": "parlour.agents.solver.forty_fives:make_agent",
+    "fuenfzehnern_v0": "parlour.agents.solver.fuenfzehnern:make_agent",
+    "herzeln_v0": "parlour.agents.solver.herzeln:make_agent",
 }
 
 

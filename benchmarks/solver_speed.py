@@ -1,4 +1,4 @@
-"""How fast the German Whist / Honeymoon Whist solver and the PIMC bot run.
+"""How fast the trick-game solvers and the PIMC bots run.
 
 Rows (each timed in CPU seconds of this process, so other work on a shared machine
 disturbs them less than wall-clock time would; a benchmark is not a test: a MISS is
@@ -13,6 +13,11 @@ reported, never raised):
 * **PIMC decisions**: stage-1 decisions of ``pimc:N`` for each ``--samples`` N, on
   states reached by heuristic play (the shared table warm, as in a game): decisions per
   second, mean and p95 time per decision.
+
+* **Forty-Fives, Fünfzehnern, Herzeln** (``--games``, all by default; ``--no-german``
+  skips the rows above): exact solves of positions from heuristic play (a full 5-card
+  Forty-Fives deal, Fünfzehnern and Herzeln at 8, 7 and 6 cards in hand), mean, p95 and
+  max with a fresh table each; and ``pimc:N`` trick-play decisions per second.
 
 Targets (issue 9): a German stage-2 start solved in under 1 s on average; a PIMC
 decision of the arena bot in about 50 ms.
@@ -39,6 +44,7 @@ from parlour.envs.german_whist.rules import GermanWhist
 
 TARGET_SOLVE = 1.0  # seconds, mean, German stage-2 start
 TARGET_DECISION = 0.050  # seconds, mean, PIMC decision of the arena bot
+TARGET_FF_SOLVE = 0.050  # seconds, mean, a 4-player Forty-Fives deal from its start
 
 
 def turn(game: GermanWhist, state, seat: int) -> Turn:
@@ -133,6 +139,178 @@ def time_pimc(
     }
 
 
+# --- Forty-Fives, Fünfzehnern, Herzeln ------------------------------------------------
+def _solver_mod(name: str):
+    from parlour.agents.solver import forty_fives, fuenfzehnern, herzeln
+
+    return {"ff": forty_fives, "fz": fuenfzehnern, "hz": herzeln}[name]
+
+
+#: game -> [(row label, env options, cards in hand, open trick allowed)]
+TRICK_GAMES: dict[str, list[tuple[str, dict[str, Any], int]]] = {
+    "forty_fives": [
+        ("Forty-Fives 4p, deal start (5 cards)", {"players": 4}, 5),
+        ("Forty-Fives 2p, deal start", {"players": 2}, 5),
+        ("Forty-Fives 6p, deal start", {"players": 6}, 5),
+    ],
+    "fuenfzehnern": [
+        ("Fünfzehnern 4p, deal start (8 cards)", {}, 8),
+        ("Fünfzehnern 4p, 7 cards", {}, 7),
+        ("Fünfzehnern 4p, 6 cards", {}, 6),
+        ("Fünfzehnern 3p, deal start (8 cards)", {"players": 3}, 8),
+    ],
+    "herzeln": [
+        ("Herzeln 4p, 7 contracts, 6 cards", {"num_players": 4}, 6),
+        ("Herzeln 4p, 7 contracts, 7 cards", {"num_players": 4}, 7),
+        ("Herzeln 3p, 7 contracts, deal start", {"num_players": 3}, 8),
+    ],
+}
+ENV_OF = {
+    "forty_fives": ("forty_fives_v0", "ff"),
+    "fuenfzehnern": ("fuenfzehnern_v0", "fz"),
+    "herzeln": ("herzeln_v0", "hz"),
+}
+HERZELN_TRICK_CONTRACTS = (
+    "no_hearts",
+    "tricks",
+    "no_tricks",
+    "no_queens",
+    "king_of_hearts",
+    "last_trick",
+    "no_last_trick",
+)
+
+
+def _make_game(name: str, options: dict[str, Any], i: int):
+    from parlour.envs.forty_fives.rules import FortyFives
+    from parlour.envs.fuenfzehnern.rules import Fuenfzehnern
+    from parlour.envs.herzeln.rules import Herzeln
+
+    if name == "forty_fives":
+        return FortyFives(episode="deal", **options)
+    if name == "fuenfzehnern":
+        return Fuenfzehnern(**options)
+    contract = HERZELN_TRICK_CONTRACTS[i % len(HERZELN_TRICK_CONTRACTS)]
+    return Herzeln(contract=contract, **options)
+
+
+def heuristic_positions(
+    name: str, options: dict[str, Any], cards: int | None, count: int, seed: int
+) -> list[tuple[Any, Any]]:
+    """(game, state) pairs from heuristic play on every seat: trick-play decisions with
+    ``cards`` in the hand to act and no card led (``cards=None``: every trick-play
+    decision with a choice, open tricks included)."""
+    from parlour import agents
+
+    env_name, _ = ENV_OF[name]
+    rng = np.random.default_rng(seed)
+    out: list[tuple[Any, Any]] = []
+    i = 0
+    while len(out) < count:
+        game = _make_game(name, options, i)
+        bots = [
+            agents.make("heuristic", env_name, seed=seed + i * 10 + s)
+            for s in range(game.num_players)
+        ]
+        st = game.new_state()
+        i += 1
+        while len(out) < count:
+            p = game.current_player(st)
+            if p < 0 and p != CHANCE:
+                break
+            if p == CHANCE:
+                for a in game.sample_chance(st, rng):
+                    game.apply(st, a)
+                continue
+            trick_play = st.phase.name in ("PLAY", "TRICKS")
+            size = st.hands[p].bit_count()
+            if trick_play and cards is not None and size == cards and not st.trick:
+                out.append((game, st.clone()))
+                break
+            if trick_play and cards is None and len(game.legal_actions(st)) > 1:
+                if rng.random() < 0.3:
+                    out.append((game, st.clone()))
+            game.apply(st, bots[p].act(turn(game, st, p)))
+    return out
+
+
+def time_trick_solves(name: str, positions: list) -> dict[str, Any]:
+    """CPU time of one exact solve of each position (fresh table): the value of the
+    seat to lead."""
+    mod = _solver_mod(ENV_OF[name][1])
+    times, nodes = [], []
+    for game, st in positions:
+        t0 = time.process_time()
+        solver = mod.solver_for(game, st, st.to_play)
+        if name == "forty_fives":
+            ext = solver.bonus_card([])
+        elif name == "fuenfzehnern":
+            ext = mod.canonical_chain(game, st.chain)
+        else:
+            ext = None
+        solver.value(st.leader, [], ext)
+        times.append(time.process_time() - t0)
+        nodes.append(solver.nodes)
+    return {
+        "positions": len(positions),
+        "mean_s": float(np.mean(times)),
+        "p95_s": float(np.percentile(times, 95)),
+        "max_s": float(np.max(times)),
+        "mean_nodes": float(np.mean(nodes)),
+    }
+
+
+def time_trick_pimc(
+    name: str, positions: list, samples: int, seed: int
+) -> dict[str, Any]:
+    """CPU time per trick-play decision of ``pimc:samples`` (default hand-size limit:
+    decisions above it go to the heuristic and are cheap)."""
+    from parlour import agents
+
+    bot = agents.make(f"pimc:{samples}", ENV_OF[name][0], seed=seed)
+    times = []
+    for game, st in positions:
+        t0 = time.process_time()
+        bot.act(turn(game, st, st.to_play))
+        times.append(time.process_time() - t0)
+    return {
+        "samples": samples,
+        "decisions": len(times),
+        "per_s": len(times) / sum(times),
+        "mean_s": float(np.mean(times)),
+        "p95_s": float(np.percentile(times, 95)),
+    }
+
+
+def trick_game_rows(name: str, args: argparse.Namespace, report: dict) -> None:
+    """Solve rows and PIMC rows of one of the other trick games."""
+    for label, options, cards in TRICK_GAMES[name]:
+        positions = heuristic_positions(
+            name, options, cards, args.trick_positions, args.seed
+        )
+        row = time_trick_solves(name, positions)
+        row["row"] = label
+        report["rows"].append(row)
+        target = ""
+        if label.startswith("Forty-Fives 4p"):
+            ok = "ok" if row["mean_s"] < TARGET_FF_SOLVE else "MISS"
+            target = f"< {TARGET_FF_SOLVE * 1e3:.0f} ms mean  {ok}"
+        print(
+            f"{label:<40} {row['mean_s'] * 1e3:>8.1f}ms "
+            f"{row['p95_s'] * 1e3:>8.1f}ms {row['max_s'] * 1e3:>8.1f}ms  {target}"
+        )
+    options = TRICK_GAMES[name][0][1]
+    decisions = heuristic_positions(name, options, None, args.decisions, args.seed)
+    for n in args.samples:
+        r = time_trick_pimc(name, decisions, n, args.seed)
+        r["row"] = f"pimc:{n} decision, {name}"
+        report["rows"].append(r)
+        print(
+            f"{r['row']:<40} {r['mean_s'] * 1e3:>8.1f}ms {r['p95_s'] * 1e3:>8.1f}ms "
+            f"{'':>10}  ({r['per_s']:.1f} decisions/s)"
+        )
+
+
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument(
@@ -166,6 +344,25 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         choices=("german", "honeymoon"),
         default=["german", "honeymoon"],
     )
+    p.add_argument(
+        "--no-german",
+        dest="german",
+        action="store_false",
+        help="skip the German Whist / Honeymoon rows",
+    )
+    p.add_argument(
+        "--games",
+        nargs="*",
+        choices=tuple(TRICK_GAMES),
+        default=list(TRICK_GAMES),
+        help="the other trick games to time (all; none: German Whist only)",
+    )
+    p.add_argument(
+        "--trick-positions",
+        type=int,
+        default=20,
+        help="positions per solve row of the other trick games (20)",
+    )
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", help="also write the figures to this JSON file")
     args = p.parse_args(argv)
@@ -180,7 +377,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         f"Solver speed (CPU seconds; Python {report['python']}, source={args.source})"
     )
     print(f"{'row':<34} {'mean':>9} {'p95':>9} {'max':>9}  {'target':<18} result")
-    for variant in args.variants:
+    for variant in args.variants if args.german else []:
         game, starts, decisions = heuristic_games(
             variant, max(args.positions, args.decisions // 8 + 1), args.seed
         )
@@ -216,6 +413,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 f"{r['p95_s'] * 1e3:>7.1f}ms "
                 f"{'':>9}  {target:<18} {ok}  ({r['per_s']:.1f} decisions/s)"
             )
+    for name in args.games:
+        trick_game_rows(name, args, report)
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(report, fh, indent=2)

@@ -1,7 +1,7 @@
 """The ``parlour`` command: list envs, play against a bot, run the arena, run the demo.
 
-Every subcommand explains itself with ``--help``. Bad arguments print one clear line and exit
-with status 2; nothing prints a traceback for a user's mistake.
+Every subcommand explains itself with ``--help``. Bad arguments print one clear line and
+exit with status 2; nothing prints a traceback for a user's mistake.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ def parse_options(pairs: Sequence[str] | None) -> dict[str, Any]:
     return out
 
 
-# --- list -------------------------------------------------------------------------------
+# --- list -----------------------------------------------------------------------------
 def cmd_list(args: argparse.Namespace) -> int:
     from . import agents, envs
 
@@ -55,7 +55,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
-# --- arena ------------------------------------------------------------------------------
+# --- arena ----------------------------------------------------------------------------
 def cmd_arena(args: argparse.Namespace) -> int:
     from .training.arena import run_arena, save_json
 
@@ -75,7 +75,7 @@ def cmd_arena(args: argparse.Namespace) -> int:
     return 0
 
 
-# --- play -------------------------------------------------------------------------------
+# --- play -----------------------------------------------------------------------------
 def cmd_play(args: argparse.Namespace) -> int:
     from . import agents, envs
     from .agents.base import Turn
@@ -148,7 +148,7 @@ def _ask_move(game, legal: list[int]) -> int | None:
         return action
 
 
-# --- train / eval -----------------------------------------------------------------------
+# --- train / eval ---------------------------------------------------------------------
 def cmd_train(args: argparse.Namespace) -> int:
     from .training.train import load_config, summary_table, train
 
@@ -183,6 +183,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
     ckpt = ckpt_io.load(args.checkpoint)
     options = ckpt.env_options
     options.update(parse_options(args.option))
+    if args.stage2_quality and ckpt.env_name != "german_whist_v0":
+        raise ValueError(
+            f"--stage2-quality needs a german_whist_v0 checkpoint, got {ckpt.env_name}"
+        )
     tables = []
     for opponent in args.vs:
         result = run_arena(
@@ -202,10 +206,31 @@ def cmd_eval(args: argparse.Namespace) -> int:
             save_json(result, path)
     print(f"checkpoint {ckpt.path} ({ckpt.env_name}, step {ckpt.step})")
     print("\n\n".join(tables))
+    if args.stage2_quality:
+        print()
+        print(_stage2_report(ckpt.path, args.stage2_quality, args.seed, options))
     return 0
 
 
-# --- tips -------------------------------------------------------------------------------
+def _stage2_report(path, games: int, seed: int, options: dict) -> str:
+    """The checkpoint's stage-2 play scored against the exact solver."""
+    from .agents.solver.german_whist import stage2_quality
+
+    q = stage2_quality(f"ckpt:{path}", games=games, seed=seed, env_options=options)
+    lines = [
+        f"stage 2 against perfect play ({q.variant}, {q.games} games vs heuristic, "
+        f"{q.decisions} decisions with a choice):",
+        f"  optimal decisions         {q.optimal_fraction:.1%}",
+        f"  critical: optimal         {q.critical_optimal_fraction:.1%} "
+        f"of {q.critical}",
+        f"  tricks lost per decision  {q.mean_tricks_lost:.3f}",
+    ]
+    if q.variant == "german":
+        lines.append(f"  blunders / won positions  {q.blunders} / {q.won_positions}")
+    return "\n".join(lines)
+
+
+# --- tips -----------------------------------------------------------------------------
 def cmd_tips(args: argparse.Namespace) -> int:
     from .training.tips import run_tips
 
@@ -226,14 +251,14 @@ def cmd_tips(args: argparse.Namespace) -> int:
     return 0
 
 
-# --- dice-table ---------------------------------------------------------------------------
+# --- dice-table -----------------------------------------------------------------------
 def cmd_dice_table(args: argparse.Namespace) -> int:
     from .agents.fuenfzehn_tot_solver import main as solver_main
 
     return solver_main(args.rest, prog="parlour dice-table")
 
 
-# --- demo -------------------------------------------------------------------------------
+# --- demo -----------------------------------------------------------------------------
 def cmd_demo(args: argparse.Namespace) -> int:
     import time
 
@@ -249,7 +274,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
     ]
     config = load_config(None, env="german_whist_v0", overrides=overrides)
     print(
-        f"Parlour demo: self-play MaskablePPO on German Whist for {args.steps:,} learner steps,\n"
+        "Parlour demo: self-play MaskablePPO on German Whist for "
+        f"{args.steps:,} learner steps,\n"
         f"evaluated against random play and the heuristic bot on duplicate deals "
         f"({args.eval_games} games each).\n"
     )
@@ -259,16 +285,18 @@ def cmd_demo(args: argparse.Namespace) -> int:
         f"\nRun directory: {result.run_dir} (config, evaluations.csv, TensorBoard logs)"
     )
     print(
-        f"Play against it: parlour play german_whist_v0 --opponent ckpt:{result.run_dir}"
+        "Play against it: parlour play german_whist_v0 "
+        f"--opponent ckpt:{result.run_dir}"
     )
     return 130 if result.interrupted else 0
 
 
-# --- parser -----------------------------------------------------------------------------
+# --- parser ---------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="parlour",
-        description="Card and dice games from old rule books as multi-agent RL environments.",
+        description="Card and dice games from old rule books as multi-agent RL "
+        "environments.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
@@ -331,9 +359,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "train",
         help="self-play training with MaskablePPO",
-        description="Train a self-play agent. Hyperparameters come from configs/ENV.yaml "
-        "(or --config) and --set overrides; the run directory gets the resolved config, "
-        "checkpoints, evaluations.csv, TensorBoard logs and learning_curve.png.",
+        description="Train a self-play agent. Hyperparameters come from "
+        "configs/ENV.yaml (or --config) and --set overrides; the run directory gets "
+        "the resolved config, checkpoints, evaluations.csv, TensorBoard logs and "
+        "learning_curve.png.",
     )
     p.add_argument("env", help="environment name, e.g. german_whist_v0")
     p.add_argument(
@@ -383,6 +412,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--json", metavar="FILE", help="write results as JSON (one file per opponent)"
     )
+    p.add_argument(
+        "--stage2-quality",
+        type=_positive_int,
+        metavar="GAMES",
+        help="German Whist only: also play GAMES games against the heuristic and score "
+        "every stage-2 decision against the exact solver (optimal fraction, tricks "
+        "lost vs perfect play)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_eval)
 
@@ -391,11 +428,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="test the seeds' strategy tips: duplicate A/B experiments with 95%% CIs",
         description="For each tip of GAME (german_whist, forty_fives, fuenfzehn_tot), "
         "the heuristic bot with the tip (A) against the same bot without it (B), over "
-        "the same deals, seats rotated, against a pool of opponents; paired differences "
-        "per deal with 95% intervals, a p-value and sequential stopping. Hypotheses "
-        "come from configs/tips/ENV.yaml; writes GAME.md, GAME.png and GAME.json to "
-        "--out. Fünfzehn – tot also gets the rules' arithmetic checked exactly and the "
-        "seat order.",
+        "the same deals, seats rotated, against a pool of opponents; paired "
+        "differences per deal with 95% intervals, a p-value and sequential stopping. "
+        "Hypotheses come from configs/tips/ENV.yaml; writes GAME.md, GAME.png and "
+        "GAME.json to --out. Fünfzehn – tot also gets the rules' arithmetic checked "
+        "exactly and the seat order.",
     )
     p.add_argument(
         "game", help="german_whist, forty_fives or fuenfzehn_tot (or ENV_v0)"
@@ -444,7 +481,8 @@ def build_parser() -> argparse.ArgumentParser:
         "dice-table",
         help="Fünfzehn – tot: the exact stop-or-roll table, win chances and a plot",
         add_help=False,
-        prefix_chars="\0",  # everything after the command goes to the solver's own parser
+        # everything after the command goes to the solver's own parser
+        prefix_chars="\0",
     )
     p.add_argument("rest", nargs=argparse.REMAINDER)
     p.set_defaults(func=cmd_dice_table)
@@ -452,9 +490,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "demo",
         help="the main job on a small budget: train German Whist, evaluate, plot",
-        description="Trains a German Whist agent with the default config on a short budget, "
-        "evaluates it against random and heuristic play on duplicate deals, prints the table "
-        "and says where the checkpoint and learning curve are.",
+        description="Trains a German Whist agent with the default config on a short "
+        "budget, evaluates it against random and heuristic play on duplicate deals, "
+        "prints the table and says where the checkpoint and learning curve are.",
     )
     p.add_argument(
         "--steps",

@@ -204,3 +204,56 @@ def test_demo_smoke(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "checkpoint:" in out and "learning curve:" in out
     assert (run / "learning_curve.png").exists()
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory):
+    """A German Whist checkpoint from a few hundred steps of training."""
+    from parlour.training.train import config_from_dict, train
+
+    config = config_from_dict(
+        {
+            "env": "german_whist_v0",
+            "total_timesteps": 256,
+            "n_envs": 2,
+            "n_steps": 64,
+            "batch_size": 64,
+            "n_epochs": 1,
+            "net_arch": [16, 16],
+            "opponents": {"random": 1.0},
+            "checkpoint_every": 256,
+            "eval_every": 256,
+            "eval_games": 2,
+            "eval_opponents": ["random"],
+            "tensorboard": False,
+        }
+    )
+    return train(config, run_dir=tmp_path_factory.mktemp("run"), progress=False)
+
+
+def test_eval_reports_stage2_quality(tiny_run, capsys):
+    argv = ["eval", str(tiny_run.run_dir), "--vs", "random", "--games", "2"]
+    assert main([*argv, "--stage2-quality", "4", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "stage 2 against perfect play (german, 4 games" in out
+    line = next(x for x in out.splitlines() if "optimal decisions" in x)
+    assert 0.0 <= float(line.split()[-1].rstrip("%")) <= 100.0
+    assert "tricks lost per decision" in out and "blunders / won positions" in out
+    # without the flag: no solver report
+    assert main([*argv, "--quiet"]) == 0
+    assert "stage 2" not in capsys.readouterr().out
+
+
+def test_eval_stage2_quality_needs_german_whist(tiny_run, monkeypatch, capsys):
+    from parlour.training import checkpoint as ckpt_io
+
+    real = ckpt_io.load(tiny_run.run_dir)
+    real.manifest = {**real.manifest, "env": "herzeln_v0"}
+    monkeypatch.setattr(ckpt_io, "load", lambda path: real)
+    argv = ["eval", str(tiny_run.run_dir), "--stage2-quality", "2", "--quiet"]
+    assert main(argv) == 2
+    assert "needs a german_whist_v0 checkpoint" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exc:
+        main(["eval", "x", "--stage2-quality", "0"])
+    assert exc.value.code == 2
+    assert "positive integer" in capsys.readouterr().err

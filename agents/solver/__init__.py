@@ -2,6 +2,11 @@
 
 * `parlour.agents.solver.german_whist`: the double-dummy stage-2 solver for German Whist
   and Honeymoon Whist, the ``solver`` and ``pimc:N`` bots, and `stage2_quality`.
+* `parlour.agents.solver.tricks`: the paranoid alpha-beta search (`TrickSolver`), the
+  knowledge-consistent deal sampler and the PIMC bot shared by the next three.
+* `parlour.agents.solver.forty_fives`, `parlour.agents.solver.fuenfzehnern`,
+  `parlour.agents.solver.herzeln`: each game's rules for the search, what a seat knows,
+  and its ``solver`` / ``pimc:N`` bots.
 
 ``docs/solvers.md`` describes the algorithms, their speed and their known weaknesses.
 """
