@@ -87,6 +87,8 @@ class OptimalAgent(Agent):
             after,
             auto_stand_at_15_half1=game.auto_stand_at_15_half1,
             half2_bust=game.half2_bust,
+            rule1=game.rule1,
+            rule2=game.rule2,
         )
         return _choose(turn, solution.decision(state.total, state.rolls) == "stand")
 

@@ -81,7 +81,13 @@ def _reachable(total: int, k: int) -> bool:
     return k <= total <= 6 * k if k < KCLASSES - 1 else total >= k
 
 
-def _solve_turn(half: int, stand_pay: Sequence[Number], auto15: bool, one: Number):
+def _solve_turn(
+    half: int,
+    stand_pay: Sequence[Number],
+    auto15: bool,
+    one: Number,
+    rules: tuple[bool, bool] = (True, True),
+):
     """Backward induction over a turn, given the payoff of standing on each total.
 
     A bust pays 0; a second-half 15 pays 1 (the round is won at once); with ``auto15``
@@ -97,7 +103,7 @@ def _solve_turn(half: int, stand_pay: Sequence[Number], auto15: bool, one: Numbe
     forced = [[False] * KCLASSES for _ in size]
     for t in range(LIMIT, -1, -1):  # a roll raises the total: later states are done
         for k in range(KCLASSES):
-            may_roll, may_stand = turn_options(t, k)
+            may_roll, may_stand = turn_options(t, k, *rules)
             r = None
             if may_roll:
                 nk = min(k + 1, KCLASSES - 1)
@@ -156,7 +162,13 @@ def _one(exact: bool) -> Number:
 
 @cache
 def _solution(
-    half: int, target: int | None, after: int, auto15: bool, bust_rule: str, exact: bool
+    half: int,
+    target: int | None,
+    after: int,
+    auto15: bool,
+    bust_rule: str,
+    exact: bool,
+    rules: tuple[bool, bool] = (True, True),
 ) -> TurnSolution:
     one = _one(exact)
     zero = one * 0
@@ -166,10 +178,11 @@ def _solution(
             # Above the lowest total he is safe for good; at or below it (or first in
             # the round) he becomes the lowest and loses unless someone undercuts him.
             safe = target is not None and t > target
-            stand_pay[t] = one if safe else one - _lowest_loses(after, t, auto15, exact)
+            lose = _lowest_loses(after, t, auto15, exact, rules)
+            stand_pay[t] = one if safe else one - lose
         elif target is None or t > target:
-            stand_pay[t] = _highest_wins(after, t, bust_rule, exact)
-    tables = _solve_turn(half, stand_pay, auto15 and half == 1, one)
+            stand_pay[t] = _highest_wins(after, t, bust_rule, exact, rules)
+    tables = _solve_turn(half, stand_pay, auto15 and half == 1, one, rules)
     value, roll_v, choice, forced, stand_at, bust, fifteen = tables
 
     def freeze(rows):
@@ -191,26 +204,30 @@ def _solution(
 
 
 @cache
-def _lowest_loses(after: int, t: int, auto15: bool, exact: bool) -> Number:
+def _lowest_loses(
+    after: int, t: int, auto15: bool, exact: bool, rules: tuple[bool, bool]
+) -> Number:
     """First half: P(the player now lowest on ``t`` takes the match), ``after`` to
     come."""
     one = _one(exact)
     if after == 0:
         return one
-    nxt = _solution(1, t, after - 1, auto15, "out", exact)
+    nxt = _solution(1, t, after - 1, auto15, "out", exact, rules)
     above = sum(nxt.stand_at[t + 1 :], one * 0)  # only then does he stay the lowest
-    return above * _lowest_loses(after - 1, t, auto15, exact)
+    return above * _lowest_loses(after - 1, t, auto15, exact, rules)
 
 
 @cache
-def _highest_wins(after: int, t: int, bust_rule: str, exact: bool) -> Number:
+def _highest_wins(
+    after: int, t: int, bust_rule: str, exact: bool, rules: tuple[bool, bool]
+) -> Number:
     """Second half: P(the valid total ``t``, now highest, wins), ``after`` to come."""
     one = _one(exact)
     if after == 0:
         return one
-    nxt = _solution(2, t, after - 1, False, bust_rule, exact)
+    nxt = _solution(2, t, after - 1, False, bust_rule, exact, rules)
     below = sum(nxt.stand_at[: t + 1], one * 0)
-    rest = _highest_wins(after - 1, t, bust_rule, exact)
+    rest = _highest_wins(after - 1, t, bust_rule, exact, rules)
     if bust_rule == "ends_round":
         return nxt.bust + below * rest  # a bust ends the round: the highest wins
     return (below + nxt.bust) * rest
@@ -224,12 +241,15 @@ def solve_turn(
     auto_stand_at_15_half1: bool = False,
     half2_bust: str = "out",
     exact: bool = False,
+    rule1: bool = True,
+    rule2: bool = True,
 ) -> TurnSolution:
     """Solve the turn of a player facing the totals ``standing`` before him in a round.
 
     ``standing`` lists the totals in round order (``None`` for a second-half bust);
     ``after`` is the number of players still to act after him (0: the last seat).
-    ``exact=True`` computes with fractions. The rule options are the env's.
+    ``exact=True`` computes with fractions. The rule options are the env's (``rule1``
+    and ``rule2`` off only to study the rules).
     """
     if half not in (1, 2):
         raise ValueError(f"half must be 1 or 2, got {half!r}")
@@ -264,7 +284,8 @@ def solve_turn(
     target = (min(valid) if half == 1 else max(valid)) if valid else None
     auto15 = bool(auto_stand_at_15_half1) and half == 1
     bust_rule = half2_bust if half == 2 else "out"
-    return _solution(half, target, after, auto15, bust_rule, bool(exact))
+    rules = (bool(rule1), bool(rule2))
+    return _solution(half, target, after, auto15, bust_rule, bool(exact), rules)
 
 
 # --- the seed's arithmetic ------------------------------------------------------------
@@ -414,13 +435,23 @@ def plot(
         what = "lowest" if half == 1 else "highest"
         ax = axes[0][col]
         for after in range(max_after + 1):
-            rows = [r for r in decision_table(half, after, exact=False, **opts)
-                    if r.target is not None]
+            rows = [
+                r
+                for r in decision_table(half, after, exact=False, **opts)
+                if r.target is not None
+            ]
             label = "last seat" if after == 0 else f"{after} after"
-            ax.plot([r.target for r in rows], [float(r.win) for r in rows],
-                    marker="o", label=label)
-        ax.set_title("First half: P(not taking the match)" if half == 1
-                     else "Second half: P(winning the round)")
+            ax.plot(
+                [r.target for r in rows],
+                [float(r.win) for r in rows],
+                marker="o",
+                label=label,
+            )
+        ax.set_title(
+            "First half: P(not taking the match)"
+            if half == 1
+            else "Second half: P(winning the round)"
+        )
         ax.set_xlabel(f"{what} total standing before you")
         ax.set_ylim(0, 1.02)
         ax.grid(alpha=0.3)
@@ -433,8 +464,10 @@ def plot(
         cmap = ListedColormap(["#eeeeee", "#d62728", "#2ca02c", "#ff9896", "#98df8a"])
         ax.imshow(grid, cmap=cmap, vmin=0, vmax=4, aspect="auto", origin="lower")
         ax.set_xticks(range(LIMIT), [str(t) for t in range(1, LIMIT + 1)])
-        ax.set_yticks(range(len(rows)),
-                      ["none" if r.target is None else str(r.target) for r in rows])
+        ax.set_yticks(
+            range(len(rows)),
+            ["none" if r.target is None else str(r.target) for r in rows],
+        )
         ax.set_xlabel("your total after two rolls")
         ax.set_ylabel(f"{what} total standing")
         ax.set_title("Last seat after two rolls: green stand, red roll (pale: forced)")
@@ -454,25 +487,35 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
         "with the seed's 'Sinn der Regeln' arithmetic, and optionally plot it.",
     )
     parser.add_argument(
-        "--half", type=int, choices=(1, 2), action="append",
+        "--half",
+        type=int,
+        choices=(1, 2),
+        action="append",
         help="the half to tabulate (repeatable; default both)",
     )
     parser.add_argument(
-        "--after", type=int, default=0, metavar="N",
+        "--after",
+        type=int,
+        default=0,
+        metavar="N",
         help="players still to act after you in the round (default 0: the last seat, "
         "solved exactly; N > 0 assumes they play the same round-optimal policy)",
     )
     parser.add_argument(
-        "--auto-stand-at-15-half1", action="store_true",
+        "--auto-stand-at-15-half1",
+        action="store_true",
         help="the env option: a first-half 15 stands by itself (default: rule 2 "
         "applies literally, so a 15 on the third roll must roll again)",
     )
     parser.add_argument(
-        "--half2-bust", choices=HALF2_BUST, default="out",
+        "--half2-bust",
+        choices=HALF2_BUST,
+        default="out",
         help="the env option for a second-half bust (default: out)",
     )
     parser.add_argument(
-        "--fractions", action="store_true",
+        "--fractions",
+        action="store_true",
         help="also print each probability as an exact fraction",
     )
     parser.add_argument("--plot", metavar="FILE.png", help="also write the plot (PNG)")

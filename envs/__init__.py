@@ -44,6 +44,7 @@ VARIANTS: dict[str, list[dict[str, Any]]] = {
             "all_bust": "next_starter",
         },
         {"players": 6, "matches": 2},
+        {"players": 3, "matches": 4, "rule1": False, "rule2": False},
     ],
     "herzeln_v0": [
         {"num_players": 4},

@@ -115,7 +115,7 @@ def test_turn_rules(faces: list[int], legal: list[str]) -> None:
 
 
 def test_ten_after_the_second_roll_forces_two_more() -> None:
-    """"Bei einer gewürfelten zusammengezählten Zehn im zweiten Würfelzug müssen also
+    """ "Bei einer gewürfelten zusammengezählten Zehn im zweiten Würfelzug müssen also
     (mindestens) noch zwei Würfelzüge folgen." """
     t = Table([[4, 6]])
     assert t.legal() == ["roll"]
@@ -130,8 +130,33 @@ def test_ten_after_the_second_roll_forces_two_more() -> None:
     assert t.legal() == ["roll", "stand"]
 
 
+@pytest.mark.parametrize(
+    ("faces", "rules", "legal"),
+    [
+        ([4, 5], {"rule1": False}, ["roll", "stand"]),  # 9 may roll on
+        ([4, 6], {"rule1": False}, ["roll", "stand"]),  # 10 may stand
+        ([1, 1, 1], {"rule1": False}, ["roll"]),  # rule 2 still forces the fourth
+        ([2, 3, 4], {"rule1": False}, ["roll"]),  # 9 on the third roll: rule 2 only
+        ([1, 1, 1], {"rule2": False}, ["roll", "stand"]),  # no fourth roll needed
+        ([4, 5], {"rule2": False}, ["stand"]),  # rule 1 still holds
+        ([2, 3, 4], {"rule1": False, "rule2": False}, ["roll", "stand"]),
+        ([], {"rule1": False, "rule2": False}, ["roll"]),  # still no standing on 0
+    ],
+)
+def test_rules_switched_off(faces: list[int], rules: dict, legal: list[str]) -> None:
+    """The ``rule1``/``rule2`` options (a variant for studying the seed's "Sinn der
+    Regeln", not a reading of it) take away exactly their rule."""
+    t = Table([faces], **rules)
+    assert t.legal() == legal
+    obs, _, _, _, _ = t.env.last()
+    assert obs["action_mask"].tolist() == [int("roll" in legal), int("stand" in legal)]
+    if legal == ["roll"] and faces:
+        with pytest.raises(IllegalActionError, match="rule 2"):
+            t.act("stand")
+
+
 def test_rolling_on_nine_is_illegal_and_says_why() -> None:
-    """"Bei einer gewürfelten zusammengezählten Neun darf nicht nochmal gewürfelt
+    """ "Bei einer gewürfelten zusammengezählten Neun darf nicht nochmal gewürfelt
     werden." """
     t = Table([[2, 3, 4]])
     with pytest.raises(IllegalActionError, match="rule 1: a total of 9.*legal: stand"):
@@ -164,7 +189,7 @@ def test_fifteen_on_the_third_roll_in_the_first_half(auto: bool) -> None:
 
 # --- the roll-off ("Herauskommen") ----------------------------------------------------
 def test_roll_off_with_repeated_ties() -> None:
-    """"Der Spieler mit der geringsten Augenzahl hat das Herauskommen verloren und muss
+    """ "Der Spieler mit der geringsten Augenzahl hat das Herauskommen verloren und muss
     zur ersten Spielrunde beginnen. Hat es keine Entscheidung gegeben ... wird noch mal
     von diesen Mitspielern gewürfelt, diesmal im Gegenuhrzeigersinn. Ist wieder keine
     Entscheidung gefallen, wird ein drittes Mal (wieder im Uhrzeigersinn) gewürfelt"."""
@@ -196,7 +221,7 @@ def test_roll_off_is_chance_only() -> None:
 
 # --- the first half -------------------------------------------------------------------
 def test_lowest_total_takes_the_match_and_starts() -> None:
-    """"In der ersten Hälfte bekommt der Mitspieler mit der niedrigsten Zahl das
+    """ "In der ersten Hälfte bekommt der Mitspieler mit der niedrigsten Zahl das
     Streichholz ... und er beginnt in der ersten Hälfte auch die neue Spielrunde." """
     t = Table([on(12), on(7), on(8)], players=3)
     assert t.state.matches == [0, 1, 0] and t.state.pool == 9
@@ -206,11 +231,16 @@ def test_lowest_total_takes_the_match_and_starts() -> None:
 
 @pytest.mark.parametrize(
     ("totals", "loser"),
-    [((8, 8, 11), 1), ((7, 11, 7), 2), ((5, 5, 5), 2), ((12, 4, 4), 2),
-     ((4, 12, 4), 2)],
+    [
+        ((8, 8, 11), 1),
+        ((7, 11, 7), 2),
+        ((5, 5, 5), 2),
+        ((12, 4, 4), 2),
+        ((4, 12, 4), 2),
+    ],
 )
 def test_first_half_tie_the_later_total_loses(totals: tuple, loser: int) -> None:
-    """"Eine vorgelegte Zahl ist immer höher als eine nachgewürfelte, das heißt, in der
+    """ "Eine vorgelegte Zahl ist immer höher als eine nachgewürfelte, das heißt, in der
     ersten Hälfte hat man zum Beispiel mit einer nachgewürfelten Neun verloren." """
     t = Table([on(x) for x in totals], players=3)
     assert t.state.matches[loser] == 1 and sum(t.state.matches) == 1
@@ -223,7 +253,7 @@ def test_nine_rolled_later_loses_to_a_nine_set_earlier() -> None:
 
 
 def test_first_half_bust_takes_a_match_at_once() -> None:
-    """"Hat aber ein Mitspieler eine höhere Zahl als fünfzehn gewürfelt, so muss er
+    """ "Hat aber ein Mitspieler eine höhere Zahl als fünfzehn gewürfelt, so muss er
     sofort ein Streichholz nehmen und die Spielrunde ist augenblicklich beendet. Der
     Verlierer spielt auch sofort zur neuen Spielrunde aus." """
     t = Table([on(3), [6, 6, 6]], players=3)  # player_2 never plays this round
@@ -247,7 +277,7 @@ def test_end_of_first_half_starts_second_half() -> None:
 
 
 def test_second_half_tie_for_most_matches_rolls_off() -> None:
-    """"Haben zwei oder mehr Mitspieler die gleiche höchste Anzahl von Streichhölzern,
+    """ "Haben zwei oder mehr Mitspieler die gleiche höchste Anzahl von Streichhölzern,
     so wird analog wie oben in der Herauskomm-Runde vorgegangen": the tied players roll,
     the lowest starts."""
     plan = [
@@ -300,7 +330,7 @@ def test_second_half_setup() -> None:
     ],
 )
 def test_second_half_highest_total_discards(plan: list, winner: int) -> None:
-    """"In der zweiten Hälfte kann der Mitspieler mit der höchsten Zahl ein Streichholz
+    """ "In der zweiten Hälfte kann der Mitspieler mit der höchsten Zahl ein Streichholz
     ablegen" and "in der zweiten Hälfte [hat man] mit einer vorgelegten Fünfzehn
     gewonnen": an equal total set earlier wins; a bust has no total (notes §5.3
     [ENGINE CHOICE])."""
@@ -310,7 +340,7 @@ def test_second_half_highest_total_discards(plan: list, winner: int) -> None:
 
 
 def test_second_half_fifteen_wins_at_once_even_on_the_third_roll() -> None:
-    """"Hat ein Spieler die Zahl fünfzehn erreicht, kann er sofort ein Streichholz
+    """ "Hat ein Spieler die Zahl fünfzehn erreicht, kann er sofort ein Streichholz
     ablegen und die Spielrunde ist augenblicklich beendet" — it overrides rule 2 (notes
     §5.3)."""
     t = Table(half2() + [[6, 6, 3]], players=3, matches=2)
@@ -389,7 +419,7 @@ def _to_the_right_plan() -> list:
 
 
 def test_start_passes_to_the_right_skipping_players_without_matches() -> None:
-    """"Hat der Sieger der Spielrunde kein Streichholz mehr, so spielt der rechts von
+    """ "Hat der Sieger der Spielrunde kein Streichholz mehr, so spielt der rechts von
     ihm sitzende Mitspieler zur nächsten Spielrunde aus." Right = counter-clockwise; a
     player without matches sits out, so the nearest holder on the right starts."""
     t = Table(_to_the_right_plan(), players=4, matches=3)
@@ -400,7 +430,7 @@ def test_start_passes_to_the_right_skipping_players_without_matches() -> None:
 
 @pytest.mark.parametrize("zero_sum", [True, False])
 def test_end_of_the_game_last_holder_loses(zero_sum: bool) -> None:
-    """"Es geht darum, dass man das Gesamtspiel verloren hat, wenn man in der zweiten
+    """ "Es geht darum, dass man das Gesamtspiel verloren hat, wenn man in der zweiten
     Hälfte als Letzter noch ein Streichholz ... übrigbehält." Rewards: the loser -1,
     the others +1/(n-1) (zero-sum), or 0 with ``zero_sum=False``."""
     plan = _to_the_right_plan() + [on(11), on(12)]  # player_3 wins and is out

@@ -400,15 +400,15 @@ def test_variant_rules_default_to_the_engine():
     assert tips.variant_turn_options(9, 3, rule1=False) == (True, False)
 
 
-def test_rule_variant_restores_the_solver():
+def test_solver_rule_options():
     from parlour.agents import fuenfzehn_tot_solver as solver
 
-    before = solver.solve_turn(1, [8], 0, exact=True).win_probability
-    with tips.rule_variant(rule1=False, rule2=False):
-        free = solver.solve_turn(1, [8], 0, exact=True).win_probability
-    assert solver.turn_options is turn_options
-    assert solver.solve_turn(1, [8], 0, exact=True).win_probability == before
-    assert free > before  # with no rule to obey, the last seat does better
+    both = solver.solve_turn(1, [8], 0, exact=True)
+    assert both == solver.solve_turn(1, [8], 0, exact=True, rule1=True, rule2=True)
+    free = solver.solve_turn(1, [8], 0, exact=True, rule1=False, rule2=False)
+    assert free.win_probability > both.win_probability  # no rule to obey: better
+    assert both.decision(9, 2) == "stand" and both.forced[9][2]
+    assert not free.forced[9][2]  # without rule 1 a 9 is a free choice
 
 
 @pytest.mark.parametrize("players", [2, 3])

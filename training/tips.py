@@ -40,8 +40,9 @@ next to the heuristic and random play for reference.
 
 **Fünfzehn – tot** has no tips, only the rules' rationale: `dice_claims` checks the
 arithmetic exactly, `round_seat_table` gives each seat's chance in a round with and
-without each of the two rules (the solver's round-optimal play, rules patched in by
-`rule_variant`), and `game_seat_order` simulates whole games for the seat order.
+without each of the two rules (the solver's round-optimal play under the env's
+``rule1``/``rule2`` options), and `game_seat_order` simulates whole games for the seat
+order.
 
 ``run_tips`` does everything and writes ``<out>/<game>.md``, ``.png`` and ``.json``.
 With ``workers`` > 1 the games run in worker processes started with ``spawn``, so a
@@ -54,9 +55,8 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
@@ -1114,43 +1114,11 @@ RULE_SETS = {
 def variant_turn_options(
     total: int, rolls: int, rule1: bool = True, rule2: bool = True
 ) -> tuple[bool, bool]:
-    """``(may_roll, may_stand)`` with either rule switched off; with both on this is the
-    engine's `turn_options` (a test checks it everywhere)."""
-    if rolls == 0:
-        return True, False  # a turn starts with a roll
-    if rule1 and total == 9:
-        return False, True  # "NEUN DARF NICHT MEHR" (absolute)
-    if rule1 and total == 10:
-        return True, False  # "ZEHN MUSS NOCH MAL"
-    if rule2 and rolls == 3:
-        return True, False  # "WER DEN DRITTEN MACHT, MUSS AUCH DEN VIERTEN MACHEN"
-    return True, True
+    """``(may_roll, may_stand)`` with either rule switched off: the engine's
+    `turn_options` (the env's ``rule1``/``rule2`` options)."""
+    from ..envs.fuenfzehn_tot.rules import turn_options
 
-
-@contextmanager
-def rule_variant(rule1: bool = True, rule2: bool = True) -> Iterator[Any]:
-    """Within the block the exact turn solver plays by the given rules.
-
-    The env has no option to switch the rules off, and the solver reads the engine's
-    `turn_options`; this swaps the solver's reference for `variant_turn_options` and
-    clears its caches on the way in and out, so no solution leaks between rule sets.
-    Not thread-safe. Yields the solver module.
-    """
-    from ..agents import fuenfzehn_tot_solver as solver
-
-    def clear() -> None:
-        for fn in (solver._solution, solver._lowest_loses, solver._highest_wins):
-            fn.cache_clear()
-
-    original = solver.turn_options
-    clear()
-    if (rule1, rule2) != (True, True):
-        solver.turn_options = lambda t, k: variant_turn_options(t, k, rule1, rule2)
-    try:
-        yield solver
-    finally:
-        solver.turn_options = original
-        clear()
+    return turn_options(total, rolls, rule1, rule2)
 
 
 @dataclass(frozen=True)
@@ -1189,47 +1157,52 @@ def round_seats(
         or not 2 <= players <= 10
     ):
         raise ValueError(f"players must be 2..10, got {players!r}")
-    with rule_variant(rule1, rule2) as solver:
-        # (lowest or highest total standing, its seat) -> probability
-        dist: dict[tuple[int | None, int | None], Fraction] = {
-            (None, None): Fraction(1)
-        }
-        chance = [Fraction(0)] * players
-        bust = [Fraction(0)] * players
-        for i in range(players):
-            after = players - 1 - i
-            new: dict[tuple[int | None, int | None], Fraction] = {}
-            for (t, holder), p in dist.items():
-                sol = solver.solve_turn(
-                    half, [] if t is None else [t], after, exact=True, **solver_options
-                )
-                bust[i] += p * sol.bust
-                if half == 1:
-                    chance[i] += p * sol.bust  # "tot": he takes the match at once
-                else:
-                    chance[i] += p * sol.fifteen  # a 15 wins the round at once
-                    if sol.bust:
-                        key = (t, holder)
-                        new[key] = new.get(key, Fraction(0)) + p * sol.bust
-                for u in range(1, 16):
-                    q = sol.stand_at[u]
-                    if not q:
-                        continue
-                    if half == 1:
-                        better = t is None or u <= t  # a later equal total is lower
-                    else:
-                        better = t is None or u > t  # an earlier equal total is higher
-                    key = (u, i) if better else (t, holder)
-                    new[key] = new.get(key, Fraction(0)) + p * q
-            dist = new
-        replay = Fraction(0)
-        for (_, holder), p in dist.items():
-            if holder is None:
-                replay += p
+    from ..agents import fuenfzehn_tot_solver as solver
+
+    rules = {"rule1": rule1, "rule2": rule2}
+    # (lowest or highest total standing, its seat) -> probability
+    dist: dict[tuple[int | None, int | None], Fraction] = {(None, None): Fraction(1)}
+    chance = [Fraction(0)] * players
+    bust = [Fraction(0)] * players
+    for i in range(players):
+        after = players - 1 - i
+        new: dict[tuple[int | None, int | None], Fraction] = {}
+        for (t, holder), p in dist.items():
+            sol = solver.solve_turn(
+                half,
+                [] if t is None else [t],
+                after,
+                exact=True,
+                **rules,
+                **solver_options,
+            )
+            bust[i] += p * sol.bust
+            if half == 1:
+                chance[i] += p * sol.bust  # "tot": he takes the match at once
             else:
-                chance[holder] += p
-        if half == 2 and replay:
-            chance = [c / (1 - replay) for c in chance]
+                chance[i] += p * sol.fifteen  # a 15 wins the round at once
+                if sol.bust:
+                    key = (t, holder)
+                    new[key] = new.get(key, Fraction(0)) + p * sol.bust
+            for u in range(1, 16):
+                q = sol.stand_at[u]
+                if not q:
+                    continue
+                if half == 1:
+                    better = t is None or u <= t  # a later equal total is lower
+                else:
+                    better = t is None or u > t  # an earlier equal total is higher
+                key = (u, i) if better else (t, holder)
+                new[key] = new.get(key, Fraction(0)) + p * q
+        dist = new
+    replay = Fraction(0)
+    for (_, holder), p in dist.items():
+        if holder is None:
+            replay += p
+        else:
+            chance[holder] += p
+    if half == 2 and replay:
+        chance = [c / (1 - replay) for c in chance]
     name = next(k for k, v in RULE_SETS.items() if v == (rule1, rule2))
     return RoundSeats(half, players, name, tuple(chance), tuple(bust))
 
@@ -1279,21 +1252,26 @@ def dice_claims() -> list[Claim]:
     }
     fifteen_from_9 = Fraction(1, 6)
     forced = _roll_risk(9, 2, rule1=False, rule2=True)
-    with rule_variant(rule1=False, rule2=True) as solver:
-        # situations: half, lowest/highest total standing, 0-3 players after
-        situations = 0
-        rolls_on = {2: 0, 4: 0}  # after two rolls / after four or more
-        for half in (1, 2):
-            for target in [None, *range(1, 15)]:
-                for after in (0, 1, 2, 3):
-                    if half == 1 and target is None and after == 0:
-                        continue
-                    sol = solver.solve_turn(
-                        half, [] if target is None else [target], after, exact=True
-                    )
-                    situations += 1
-                    for k in rolls_on:
-                        rolls_on[k] += sol.choice[9][k] == "roll"
+    from ..agents import fuenfzehn_tot_solver as solver
+
+    # situations: half, lowest/highest total standing, 0-3 players after
+    situations = 0
+    rolls_on = {2: 0, 4: 0}  # after two rolls / after four or more
+    for half in (1, 2):
+        for target in [None, *range(1, 15)]:
+            for after in (0, 1, 2, 3):
+                if half == 1 and target is None and after == 0:
+                    continue
+                sol = solver.solve_turn(
+                    half,
+                    [] if target is None else [target],
+                    after,
+                    exact=True,
+                    rule1=False,
+                )
+                situations += 1
+                for k in rolls_on:
+                    rolls_on[k] += sol.choice[9][k] == "roll"
     out.append(
         Claim(
             "nine_is_safe",
@@ -2001,8 +1979,8 @@ def _rounds_section(run: TipsRun) -> list[str]:
         ]
     lines += [
         "Every player plays the solver's round-optimal policy for the rules in force "
-        "(`rule_variant` swaps the solver's rules; the env itself has no option to "
-        "switch them off). Seat 1 sets the first total. First half: P(taking the "
+        "(the solver and the env take `rule1`/`rule2` options to switch a rule off). "
+        "Seat 1 sets the first total. First half: P(taking the "
         "match); second half: P(winning the round and giving a match back). A fair "
         "share is 1/n.",
         "",
@@ -2293,7 +2271,6 @@ __all__ = [
     "resolve_env",
     "round_seat_table",
     "round_seats",
-    "rule_variant",
     "run_experiments",
     "run_tips",
     "sequential_test",

@@ -30,7 +30,8 @@ Rewards
 Options
     ``players`` (4), ``matches`` (10), ``auto_stand_at_15_half1`` (False),
     ``half2_bust`` ("out" | "ends_round"), ``all_bust`` ("replay" | "next_starter"),
-    ``zero_sum`` (True), ``auto_forced_moves`` (False), ``illegal_action`` ("raise" |
+    ``zero_sum`` (True), ``auto_forced_moves`` (False), ``rule1`` and ``rule2`` (True:
+    the seed's rules; off only to study them), ``illegal_action`` ("raise" |
     "penalize"), ``render_mode`` (None | "ansi"). `FuenfzehnTot` says what each does.
 
 Reset options
@@ -61,6 +62,8 @@ class raw_env(ParlourAECEnv):  # noqa: N801 - PettingZoo's naming convention
         all_bust: str = "replay",
         zero_sum: bool = True,
         auto_forced_moves: bool = False,
+        rule1: bool = True,
+        rule2: bool = True,
         render_mode: str | None = None,
         illegal_action: str = "raise",
     ):
@@ -73,6 +76,8 @@ class raw_env(ParlourAECEnv):  # noqa: N801 - PettingZoo's naming convention
                 all_bust=all_bust,
                 zero_sum=zero_sum,
                 auto_forced_moves=auto_forced_moves,
+                rule1=rule1,
+                rule2=rule2,
             ),
             render_mode=render_mode,
             illegal_action=illegal_action,

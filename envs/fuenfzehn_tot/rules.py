@@ -54,38 +54,47 @@ _STAND_ONLY = (STAND,)
 _BOTH = (ROLL, STAND)
 
 
-def turn_options(total: int, rolls: int) -> tuple[bool, bool]:
-    """``(may_roll, may_stand)`` at ``total`` after ``rolls`` dice (rules 1 and 2).
+def turn_options(
+    total: int, rolls: int, rule1: bool = True, rule2: bool = True
+) -> tuple[bool, bool]:
+    """``(may_roll, may_stand)`` at ``total`` after ``rolls`` dice (rules 1 and 2;
+    either can be switched off to study what it is worth).
 
     The priority is the seed's: "Die erste Regel gilt absolut, die zweite Regel gilt nur
     dann, wenn die gewürfelte zusammengezählte Zahl nicht Neun ist."
     """
     if rolls == 0:
         return True, False  # a turn starts with a roll: nothing to stand on yet
-    if total == MUST_STAND:
+    if rule1 and total == MUST_STAND:
         return False, True  # rule 1, absolute: 9 stands, even after a third roll
-    if total == MUST_ROLL:
+    if rule1 and total == MUST_ROLL:
         return True, False  # rule 1: a 10 must roll at least once more
-    if rolls == THIRD_ROLL:
+    if rule2 and rolls == THIRD_ROLL:
         return True, False  # rule 2: who made the third roll makes the fourth
     return True, True
 
 
-def _options_table() -> list[tuple[int, ...]]:
+def _options_table(rule1: bool, rule2: bool) -> tuple[tuple[int, ...], ...]:
     """Legal actions by ``total * 5 + min(rolls, 4)`` (rolls beyond 4 play alike)."""
     table = []
     for total in range(LIMIT + 1):
         for rolls in range(5):
-            may_roll, may_stand = turn_options(total, rolls)
+            may_roll, may_stand = turn_options(total, rolls, rule1, rule2)
             if may_roll and may_stand:
                 table.append(_BOTH)
             else:
                 table.append(_ROLL_ONLY if may_roll else _STAND_ONLY)
-    return table
+    return tuple(table)
 
 
-_LEGAL = _options_table()
-_LEGAL_BITS = tuple(sum(1 << a for a in actions) for actions in _LEGAL)
+#: (rule1, rule2) -> the legal actions table, and the same as bitmasks
+_LEGAL = {
+    (r1, r2): _options_table(r1, r2) for r1 in (True, False) for r2 in (True, False)
+}
+_LEGAL_BITS = {
+    rules: tuple(sum(1 << a for a in actions) for actions in table)
+    for rules, table in _LEGAL.items()
+}
 
 
 def _check_bool(name: str, value: Any) -> bool:
@@ -115,6 +124,10 @@ class FuenfzehnTot(Game[State]):
     * ``auto_forced_moves``: True applies an action by itself whenever it is the only
       legal one (a turn's first roll, rule 1, rule 2), so players decide only real
       choices.
+    * ``rule1``, ``rule2``: the seed's two rules, on by default. Switching one off (a 9
+      may roll on and a 10 may stand; a third roll needs no fourth) is not a reading of
+      the seed but a variant for measuring what each rule is worth, as the seed's "Sinn
+      der Regeln" argues with arithmetic. [VARIANT]
     """
 
     reset_option_keys = frozenset({"dice", "starter"})
@@ -128,6 +141,8 @@ class FuenfzehnTot(Game[State]):
         all_bust: str = "replay",
         zero_sum: bool = True,
         auto_forced_moves: bool = False,
+        rule1: bool = True,
+        rule2: bool = True,
     ):
         if isinstance(players, bool) or not isinstance(players, int | np.integer):
             raise ValueError(
@@ -152,6 +167,12 @@ class FuenfzehnTot(Game[State]):
         #: whether a finished game's returns sum to zero (the generic soak checks it)
         self.zero_sum = _check_bool("zero_sum", zero_sum)
         self.auto_forced_moves = _check_bool("auto_forced_moves", auto_forced_moves)
+        # The seed's two rules are on by default; switching one off is a variant for
+        # studying what it is worth ("Sinn der Regeln"), not a reading of the seed.
+        self.rule1 = _check_bool("rule1", rule1)
+        self.rule2 = _check_bool("rule2", rule2)
+        self._legal = _LEGAL[self.rule1, self.rule2]
+        self._legal_bits = _LEGAL_BITS[self.rule1, self.rule2]
         self.name = "fuenfzehn_tot_v0"
         self.num_actions = 2
         self.observation_size = observation.size(self.num_players)
@@ -162,7 +183,8 @@ class FuenfzehnTot(Game[State]):
             f"FuenfzehnTot(players={self.num_players}, matches={self.total_matches}, "
             f"auto_stand_at_15_half1={self.auto_stand_at_15_half1}, "
             f"half2_bust={self.half2_bust!r}, all_bust={self.all_bust!r}, "
-            f"zero_sum={self.zero_sum}, auto_forced_moves={self.auto_forced_moves})"
+            f"zero_sum={self.zero_sum}, auto_forced_moves={self.auto_forced_moves}, "
+            f"rule1={self.rule1}, rule2={self.rule2})"
         )
 
     # --- the game tree ---------------------------------------------------------------
@@ -193,7 +215,7 @@ class FuenfzehnTot(Game[State]):
         if (phase != Phase.HALF1 and phase != Phase.HALF2) or state.pending:
             return []
         rolls = state.rolls
-        return list(_LEGAL[state.total * 5 + (rolls if rolls < 4 else 4)])
+        return list(self._legal[state.total * 5 + (rolls if rolls < 4 else 4)])
 
     def legal_bits(self, state: State) -> int:
         """`legal_actions` as a bitmask (bit ``a`` for action ``a``), for the adapter's
@@ -202,7 +224,7 @@ class FuenfzehnTot(Game[State]):
         if (phase != Phase.HALF1 and phase != Phase.HALF2) or state.pending:
             return 0
         rolls = state.rolls
-        return _LEGAL_BITS[state.total * 5 + (rolls if rolls < 4 else 4)]
+        return self._legal_bits[state.total * 5 + (rolls if rolls < 4 else 4)]
 
     def apply(self, state: State, action: int) -> None:
         phase = state.phase
@@ -287,9 +309,9 @@ class FuenfzehnTot(Game[State]):
             return "the actions are roll (0) and stand (1)"
         if state.rolls == 0:
             return "a turn starts with a roll (there is no total to stand on yet)"
-        if state.total == MUST_STAND:
+        if self.rule1 and state.total == MUST_STAND:
             return "rule 1: a total of 9 must stand (NEUN DARF NICHT MEHR)"
-        if state.total == MUST_ROLL:
+        if self.rule1 and state.total == MUST_ROLL:
             return "rule 1: a total of 10 must roll again (ZEHN MUSS NOCH MAL)"
         return (
             "rule 2: who rolls a third time must roll a fourth (WER DEN DRITTEN "
