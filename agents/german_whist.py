@@ -28,6 +28,8 @@ beyond the face-up card are never read.
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -99,8 +101,9 @@ TRICK_VALUE = 1.0
 # The leader treats a card as a bid for the trick when it wins at least this often.
 SURE = 0.5
 # Exact stage-2 search with at most EXACT_CARDS cards each, abandoned (for counting)
-# after NODE_LIMIT positions: about 20 µs a position. Measured over 200 bot-vs-bot
-# games: a stage-2 move takes 1 ms on average, at most 17 ms.
+# after NODE_LIMIT positions: about 6 µs a position. Measured over 200 bot-vs-bot
+# German games: a stage-2 move takes 0.3 ms on average (0.6 ms before the speed work
+# of issue 8, which changed no decision: tests/test_german_whist_bot.py pins them).
 EXACT_CARDS = 9
 NODE_LIMIT = 600
 # value_prizes off: a prize is judged by its rank alone (A, K, Q, J, the rest).
@@ -108,9 +111,20 @@ RANK_ONLY = (1.0, 0.55, 0.3, 0.15) + (0.05,) * 9
 STAGE2_TARGET = 7  # "Stage 2 needs 7 of the 13 tricks"
 EPS = 1e-9
 
+# What a card adds to `_hand_value` by the number h of higher cards out (h < 16: at
+# most 14 in the 15 trumps of Honeymoon), as a plain card and as a trump; the same
+# floats the formulas above give, looked up instead of recomputed.
+_PLAIN_TERM = tuple(TOP[h] if h < len(TOP) else 0.0 for h in range(16))
+_TRUMP_TERM = tuple(TRUMP_BASE + TRUMP_TOP * top for top in _PLAIN_TERM)
+# What `_length_bonus` gives for the longest plain suit (at most 13 cards).
+_LENGTH_TERM = tuple(LENGTH_BONUS * max(0, n - 3) for n in range(16))
+# The per-pack caches of `_Ranks` start again when they grow past this many entries.
+_CACHE_LIMIT = 200_000
+
 
 class _Ranks:
-    """Trick-taking order for one pack and trump suit (cached per pack and trumps)."""
+    """Trick-taking order for one pack and trump suit (cached per pack and trumps),
+    with caches of the pure functions the bot calls most (`desc`, `_Solver` moves)."""
 
     _cache: dict[tuple[int, int], _Ranks] = {}
 
@@ -138,6 +152,24 @@ class _Ranks:
         plain = [deck.suit_mask[s] & ~trump_mask for s in range(4)]
         self.plain_suits = [m for m in plain if m]
         self.groups = [*self.plain_suits, trump_mask]
+        # Each card's place in plain_suits, -1 for a trump.
+        self.plain_index = [-1] * deck.size
+        for i, suit in enumerate(self.plain_suits):
+            for c in cards_in(suit):
+                self.plain_index[c] = i
+        # The group each suit's cards follow with (by suit index S H D C).
+        self.suit_group = [self.group[deck.card("A" + "SHDC"[s])] for s in range(4)]
+        # The suits lie in pack order, each contiguous from its Ace (strongest) to
+        # its 2: ``inner`` holds every suit card but the 2s, for `_Solver` moves.
+        inner = 0
+        for s in range(4):
+            cards = cards_in(deck.suit_mask[s])
+            assert cards == list(range(cards[0], cards[-1] + 1))
+            assert all(strength[a] > strength[b] for a, b in itertools.pairwise(cards))
+            inner |= deck.suit_mask[s] & ~(1 << cards[-1])
+        self.inner = inner
+        self._desc: dict[int, tuple[int, ...]] = {}
+        self.moves: dict[tuple[int, int, int], tuple[int, ...]] = {}
 
     @classmethod
     def of(cls, game: Any, trump_mask: int) -> _Ranks:
@@ -146,12 +178,19 @@ class _Ranks:
             cls._cache[key] = cls(game.deck, trump_mask, game.honeymoon)
         return cls._cache[key]
 
-    def desc(self, mask: int) -> list[int]:
+    def desc(self, mask: int) -> tuple[int, ...]:
         """The cards of ``mask`` (one group) from strongest to weakest."""
-        # Pack order is A..2 inside a suit, so ascending ids are descending strength;
-        # only the jokers (last in the pack, strongest trumps) move to the front.
-        jokers = sorted(cards_in(mask & self.jokers), key=lambda c: -self.strength[c])
-        return jokers + cards_in(mask & ~self.jokers)
+        cached = self._desc.get(mask)
+        if cached is None:
+            if len(self._desc) >= _CACHE_LIMIT:
+                self._desc.clear()
+            # Pack order is A..2 inside a suit, so ascending ids are descending
+            # strength; only the jokers (last in the pack, strongest trumps) move to
+            # the front.
+            strength = self.strength
+            jokers = sorted(cards_in(mask & self.jokers), key=lambda c: -strength[c])
+            cached = self._desc[mask] = (*jokers, *cards_in(mask & ~self.jokers))
+        return cached
 
 
 class _Table:
@@ -185,9 +224,11 @@ class _Table:
             # His hidden cards avoid the suits he has shown void in since his last
             # hidden draw (the engine's public ``voids``).
             void_cards = 0
-            for s in range(4):
-                if state.voids[opp] >> s & 1:
-                    void_cards |= self.ranks.group[deck.card("A" + "SHDC"[s])]
+            voids = state.voids[opp]
+            if voids:
+                for s in range(4):
+                    if voids >> s & 1:
+                        void_cards |= self.ranks.suit_group[s]
             self.opp_pool = self.unknown & ~void_cards
         else:
             # "Every card is accounted for by then": pack minus ours minus played.
@@ -283,15 +324,18 @@ class GermanWhistHeuristic(Agent):
         self, t: _Table, hand: int, out: int, trump_premium: bool = True
     ) -> float:
         """What ``hand`` is worth in stage 2 while the cards ``out`` are elsewhere."""
-        ranks = t.ranks
+        # Card by card in ascending order, each adding TRUMP_BASE + TRUMP_TOP * top (a
+        # trump with its premium) or top, where top = TOP[h] for h higher cards out
+        # (0 past the table): the terms come precomputed from _TRUMP_TERM, _PLAIN_TERM.
+        above = t.ranks.above
+        trumps = t.trumps if trump_premium else 0
         value = 0.0
-        for c in cards_in(hand):
-            h = (ranks.above[c] & out).bit_count()
-            top = TOP[h] if h < len(TOP) else 0.0
-            if trump_premium and (1 << c) & t.trumps:
-                value += TRUMP_BASE + TRUMP_TOP * top
-            else:
-                value += top
+        rest = hand
+        while rest:
+            low = rest & -rest
+            rest ^= low
+            h = (above[low.bit_length() - 1] & out).bit_count()
+            value += _TRUMP_TERM[h] if low & trumps else _PLAIN_TERM[h]
         if self.long_suit:
             value += self._length_bonus(t, hand)
         return value
@@ -307,8 +351,12 @@ class GermanWhistHeuristic(Agent):
         """
         if t.stage == 2:
             return 0.0
-        longest = max((hand & s).bit_count() for s in t.ranks.plain_suits)
-        return LENGTH_BONUS * max(0, longest - 3)
+        longest = 0
+        for s in t.ranks.plain_suits:
+            n = (hand & s).bit_count()
+            if n > longest:
+                longest = n
+        return _LENGTH_TERM[longest]  # LENGTH_BONUS * max(0, longest - 3)
 
     def _card_costs(self, t: _Table, legal: list[int], out: int) -> dict[int, float]:
         """What the hand loses by playing each card: its marginal stage-2 value.
@@ -318,11 +366,104 @@ class GermanWhistHeuristic(Agent):
         a stage-1 trump costs what a plain card of its rank would.
         """
         premium = self.save_trumps or t.stage == 2
-        full = self._hand_value(t, t.hand, out, premium)
-        return {
-            c: full - self._hand_value(t, t.hand & ~(1 << c), out, premium)
-            for c in legal
-        }
+        hand = t.hand
+        _, _, terms, sums = self._terms(t, hand, out, premium)
+        full = sums[-1]
+        if self.long_suit:
+            full += self._length_bonus(t, hand)
+        costs = {}
+        for c in legal:
+            bit = 1 << c
+            if not bit & hand:  # not ours (never legal): the hand is unchanged
+                costs[c] = full - self._hand_value(t, hand, out, premium)
+                continue
+            # _hand_value(t, hand & ~bit, out, premium), the same float: the terms of
+            # the cards below c, then those above it (out is unchanged).
+            i = (hand & (bit - 1)).bit_count()
+            value = sums[i]
+            for term in terms[i + 1 :]:
+                value += term
+            if self.long_suit:
+                value += self._length_bonus(t, hand & ~bit)
+            costs[c] = full - value
+        return costs
+
+    def _terms(
+        self, t: _Table, hand: int, out: int, trump_premium: bool = True
+    ) -> tuple[list[int], list[int], list[float], list[float]]:
+        """What `_hand_value` adds up for ``hand``, by ascending card: the cards, the
+        higher cards out for each, its term, and the running sums from 0.0
+        (``sums[i]``: the first i terms). The value of a hand one card away is then
+        the same float, computed from the first term that changes."""
+        above = t.ranks.above
+        trumps = t.trumps if trump_premium else 0
+        cards: list[int] = []
+        hs: list[int] = []
+        terms: list[float] = []
+        sums = [0.0]
+        value = 0.0
+        rest = hand
+        while rest:
+            low = rest & -rest
+            rest ^= low
+            c = low.bit_length() - 1
+            h = (above[c] & out).bit_count()
+            term = _TRUMP_TERM[h] if low & trumps else _PLAIN_TERM[h]
+            cards.append(c)
+            hs.append(h)
+            terms.append(term)
+            value += term
+            sums.append(value)
+        return cards, hs, terms, sums
+
+    def _gains(self, t: _Table, out: int, cards: list[int]) -> list[float]:
+        """``_hand_value(t, t.hand | u, out & ~u)`` for each card u of ``cards``, the
+        same floats, each summed from the first term that u changes."""
+        hand = t.hand
+        above, group = t.ranks.above, t.ranks.group
+        trumps = t.trumps
+        mine, hs, terms, sums = self._terms(t, hand, out)
+        n = len(terms)
+        # long_suit: the length of each plain suit, for _length_bonus(t, hand | u)
+        lengths = [(hand & suit).bit_count() for suit in t.ranks.plain_suits]
+        longest = max(lengths, default=0)
+        plain_index = t.ranks.plain_index
+        values = []
+        for u in cards:
+            ubit = 1 << u
+            if ubit & hand or not ubit & out:  # not a card we could gain
+                values.append(self._hand_value(t, hand | ubit, out & ~ubit))
+                continue
+            h = (above[u] & out).bit_count()
+            uterm = _TRUMP_TERM[h] if ubit & trumps else _PLAIN_TERM[h]
+            pos = (hand & (ubit - 1)).bit_count()  # u's place among our cards
+            # Our cards below u in its group: one higher card fewer is out for them.
+            weaker = hand & group[u] & ~above[u] & ~ubit
+            first = pos
+            if weaker:
+                first = min(pos, (hand & ((weaker & -weaker) - 1)).bit_count())
+            value = sums[first]
+            for j in range(first, n):
+                if j == pos:
+                    value += uterm
+                c = mine[j]
+                if (weaker >> c) & 1:
+                    hj = hs[j] - 1
+                    value += _TRUMP_TERM[hj] if (1 << c) & trumps else _PLAIN_TERM[hj]
+                else:
+                    value += terms[j]
+            if pos == n:
+                value += uterm
+            if self.long_suit:
+                if t.stage == 2:
+                    value += 0.0
+                else:
+                    i = plain_index[u]
+                    value += _LENGTH_TERM[
+                        longest if i < 0 else max(longest, lengths[i] + 1)
+                    ]
+            values.append(value)
+        return values
 
     # --- stage 1 ----------------------------------------------------------------------
     def _stage1(self, t: _Table, legal: list[int]) -> int:
@@ -359,15 +500,12 @@ class GermanWhistHeuristic(Agent):
             return (1 + DENY_WEIGHT) * (face - draws)
         out = t.deck.all_mask & ~t.hand & ~t.played
         base = self._hand_value(t, t.hand, out)
-
-        def gain(card: int) -> float:
-            bit = 1 << card
-            return self._hand_value(t, t.hand | bit, out & ~bit) - base
-
-        mine = gain(prize) - sum(gain(u) for u in pool) / max(1, len(pool))
-        theirs = self._generic_value(t, prize) - sum(
-            self._generic_value(t, u) for u in pool
-        ) / max(1, len(pool))
+        # gain(card) = _hand_value(t, t.hand | card, out & ~card) - base
+        prize_value, *pool_values = self._gains(t, out, [prize, *pool])
+        gains = [value - base for value in pool_values]
+        mine = (prize_value - base) - sum(gains) / max(1, len(pool))
+        generic = [self._generic_value(t, u) for u in pool]
+        theirs = self._generic_value(t, prize) - sum(generic) / max(1, len(pool))
         return mine + DENY_WEIGHT * theirs
 
     @staticmethod
@@ -379,8 +517,8 @@ class GermanWhistHeuristic(Agent):
     def _generic_value(self, t: _Table, card: int) -> float:
         """A card's stage-2 worth to a hand we cannot see (the opponent's)."""
         h = (t.ranks.above[card] & ~t.played).bit_count()
-        top = TOP[h] if h < len(TOP) else 0.0
-        return TRUMP_BASE + TRUMP_TOP * top if (1 << card) & t.trumps else top
+        # TRUMP_BASE + TRUMP_TOP * top for a trump, else top (TOP[h], 0 past the end)
+        return _TRUMP_TERM[h] if (1 << card) & t.trumps else _PLAIN_TERM[h]
 
     def _late_weight(self, t: _Table) -> float:
         """fight_late: "Fight for prizes late in stage 1. Every card drawn face up stays
@@ -593,7 +731,7 @@ class GermanWhistHeuristic(Agent):
         our card with his highest or follows with his lowest ("which of your suits
         runs")."""
         strength = t.ranks.strength
-        his = t.ranks.desc(theirs)
+        his = list(t.ranks.desc(theirs))
         tricks = 0
         for c in t.ranks.desc(mine):
             if his and strength[his[0]] > strength[c]:
@@ -650,6 +788,11 @@ class _Solver:
     defence" by alpha-beta over whole tricks. Cards that are equivalent (same hand,
     adjacent in rank among the cards still out) are tried once, and proven bounds are
     kept per position.
+
+    ``nodes`` counts the positions searched (not settled by the bounds) towards
+    ``NODE_LIMIT``. The bounds start empty for each solver, one per move: the budget,
+    hence whether a move is solved or counted, depends on the search from this move's
+    position alone (the move lists, pure functions of the cards, are cached per pack).
     """
 
     def __init__(self, t: _Table):
@@ -658,84 +801,235 @@ class _Solver:
         self.o = t.opp_hand
         self.lead = t.lead
         self.memo: dict[tuple[int, int, bool], list[int]] = {}
-        self.nodes = 0
+        self.reach, self._nodes = self._search(self.memo)
 
-    def _moves(
-        self, hand: int, legal: int, remaining: int, lead: int = -1
-    ) -> list[int]:
-        """One card per run of equivalent legal cards, likely-good moves first."""
+    @property
+    def nodes(self) -> int:
+        """Positions searched so far."""
+        return self._nodes()
+
+    def _moves(self, legal: int, remaining: int, lead: int = -1) -> tuple[int, ...]:
+        """One card per run of equivalent legal cards, likely-good moves first (cached
+        per pack and trumps: a pure function of its arguments)."""
+        return self._cached((legal, remaining, lead), legal, remaining, lead)
+
+    def _replies(self, hand: int, remaining: int, lead: int) -> tuple[int, ...]:
+        """`_moves` of ``hand`` following ``lead`` ("Follow suit if you can"),
+        cached under a key that holds only what they depend on: following suit, the
+        cards of that suit still out; void in it, the other suits' (and not the
+        lead: our trumps win, if any)."""
+        g = self.ranks.group[lead]
+        legal = hand & g
+        if legal:
+            return self._cached((legal, remaining & g, lead), legal, remaining, lead)
+        return self._cached((hand, remaining & ~g, -2), hand, remaining, lead)
+
+    def _cached(
+        self, key: tuple[int, int, int], legal: int, remaining: int, lead: int
+    ) -> tuple[int, ...]:
+        cache = self.ranks.moves
+        moves = cache.get(key)
+        if moves is None:
+            if len(cache) >= _CACHE_LIMIT:
+                cache.clear()
+            moves = cache[key] = self._new_moves(legal, remaining, lead)
+        return moves
+
+    def _new_moves(self, legal: int, remaining: int, lead: int) -> tuple[int, ...]:
         ranks = self.ranks
-        out: list[int] = []
-        for g in ranks.groups:
-            cards = legal & g
-            if not cards:
-                continue
-            prev = False
-            for c in ranks.desc(remaining & g):
-                if (1 << c) & cards:
-                    if not prev:
-                        out.append(c)
-                    prev = True
-                else:
-                    prev = False
+        trumps = ranks.groups[-1]
+        # A legal card starts a run of equivalent cards unless the next stronger card
+        # of its suit still out is legal too. In a suit, pack order is strength order,
+        # so that card is the next lower id in ``remaining``: adding each legal card's
+        # next bit to the gaps (``spaces``, cards not out) carries along them and lands
+        # on the next weaker card out; a legal card landed on does not start a run.
+        # The 2s start no carry and stop one at the end of their suit.
+        spaces = ~remaining & ranks.inner
+        landed = (spaces + ((legal & ranks.inner) << 1)) & ~spaces
+        starts = legal & ~landed
+        # Plain suits in pack order, then the trumps from the strongest.
+        out = []
+        rest = starts & ~trumps
+        while rest:
+            low = rest & -rest
+            rest ^= low
+            out.append(low.bit_length() - 1)
+        if legal & trumps:
+            if remaining & ranks.jokers:
+                # Honeymoon: the jokers lead the trumps, out of pack order.
+                cards = legal & trumps
+                prev = False
+                for c in ranks.desc(remaining & trumps):
+                    if (1 << c) & cards:
+                        if not prev:
+                            out.append(c)
+                        prev = True
+                    else:
+                        prev = False
+            else:
+                rest = starts & trumps
+                while rest:
+                    low = rest & -rest
+                    rest ^= low
+                    out.append(low.bit_length() - 1)
         if lead >= 0:
             # Following: the cheapest winner first, then the lowest losers.
-            beaters = ranks.beaters[lead]
-            strength = ranks.strength
-            out.sort(key=lambda c: (not (1 << c) & beaters, strength[c]))
-        return out
+            if not legal & ~ranks.group[lead]:
+                # Following suit: ``out`` runs from strongest to weakest, so the cards
+                # above the lead (the winners) come first; reverse both parts.
+                above = ranks.above[lead]
+                k = 0
+                while k < len(out) and (1 << out[k]) & above:
+                    k += 1
+                return (*reversed(out[:k]), *reversed(out[k:]))
+            # Void in the led suit: our trumps win (if trumps were led, we have
+            # none), the rest lose; each part from the lowest, equal ranks in the
+            # order above (pack order).
+            trumps_at = len(out)
+            while trumps_at and (1 << out[trumps_at - 1]) & trumps:
+                trumps_at -= 1
+            plain = out[:trumps_at]
+            plain.sort(key=ranks.strength.__getitem__)  # stable, as before
+            return (*reversed(out[trumps_at:]), *plain)
+        return tuple(out)
 
-    def _follow(self, hand: int, lead: int) -> int:
-        """The cards of ``hand`` that may follow ``lead``: "Follow suit if you can"."""
-        return hand & self.ranks.group[lead] or hand
+    def _search(self, memo: dict) -> tuple[Callable[..., bool], Callable[[], int]]:
+        """``reach`` over the bounds ``memo``, and a reader of its node count.
 
-    def reach(self, m: int, o: int, me_lead: bool, k: int) -> bool:
-        """True if we can take ``k`` of the tricks left (at a trick boundary)."""
-        if k <= 0:
-            return True
-        n = m.bit_count()
-        if k > n:
-            return False
-        key = (m, o, me_lead)
-        bounds = self.memo.get(key)
-        if bounds is None:
-            bounds = self.memo[key] = [0, n + 1]  # reachable <= lo, not reachable >= hi
-        if k <= bounds[0]:
-            return True
-        if k >= bounds[1]:
-            return False
-        self.nodes += 1
-        if self.nodes > NODE_LIMIT:
-            raise _OutOfBudget
-        remaining = m | o
+        A closure, for locals instead of attribute look-ups on the hot path; and a
+        position's bounds are checked before a call, not in it, so the calls the
+        bounds settle are never made (the same positions are searched in the same
+        order as by calling `reach` for each)."""
         beaters = self.ranks.beaters
-        if me_lead:
-            # Some lead of ours must hold k against every reply.
-            result = any(
-                all(
-                    self.reach(m ^ 1 << a, o ^ 1 << b, False, k)
-                    if (1 << b) & beaters[a]
-                    else self.reach(m ^ 1 << a, o ^ 1 << b, True, k - 1)
-                    for b in self._moves(o, self._follow(o, a), remaining ^ 1 << a, a)
-                )
-                for a in self._moves(m, m, remaining)
-            )
-        else:
-            # Every lead of his must have a reply of ours that holds k.
-            result = all(
-                any(
-                    self.reach(m ^ 1 << a, o ^ 1 << b, True, k - 1)
-                    if (1 << a) & beaters[b]
-                    else self.reach(m ^ 1 << a, o ^ 1 << b, False, k)
-                    for a in self._moves(m, self._follow(m, b), remaining ^ 1 << b, b)
-                )
-                for b in self._moves(o, o, remaining)
-            )
-        if result:
-            bounds[0] = max(bounds[0], k)
-        else:
-            bounds[1] = min(bounds[1], k)
-        return result
+        group = self.ranks.group
+        cached = self.ranks.moves.get
+        moves = self._moves
+        replies_of = self._replies
+        memo_get = memo.get
+        nodes = 0
+
+        def reach(m: int, o: int, me_lead: bool, k: int) -> bool:
+            """True if we can take ``k`` of the tricks left (at a trick boundary)."""
+            if k <= 0:
+                return True
+            n = m.bit_count()
+            if k > n:
+                return False
+            key = (m, o, me_lead)
+            bounds = memo_get(key)
+            if bounds is None:
+                # reachable <= lo, not reachable >= hi
+                bounds = memo[key] = [0, n + 1]
+            if k <= bounds[0]:
+                return True
+            if k >= bounds[1]:
+                return False
+            return search(m, o, me_lead, k, bounds)
+
+        def search(m: int, o: int, me_lead: bool, k: int, bounds: list[int]) -> bool:
+            """`reach` for a position its ``bounds`` do not settle. The checks of
+            `reach` are inlined for the positions after each trick: ``n`` cards each
+            and, for the side that took the trick, one trick fewer to take."""
+            nonlocal nodes
+            nodes += 1
+            if nodes > NODE_LIMIT:
+                raise _OutOfBudget
+            remaining = m | o
+            n = m.bit_count() - 1
+            if me_lead:
+                # Some lead of ours must hold k against every reply (any of all).
+                result = False
+                leads = cached((m, remaining, -1)) or moves(m, remaining)
+                for a in leads:
+                    abit = 1 << a
+                    mine, wins, left = m ^ abit, beaters[a], remaining ^ abit
+                    g = group[a]
+                    follow = o & g
+                    replies = (
+                        cached((follow, left & g, a))
+                        if follow
+                        else cached((o, left & ~g, -2))
+                    ) or replies_of(o, left, a)
+                    for b in replies:
+                        bbit = 1 << b
+                        theirs = o ^ bbit
+                        if bbit & wins:  # he takes the trick: k still to take
+                            if k > n:
+                                break
+                            key = (mine, theirs, False)
+                            got = memo_get(key)
+                            if got is None:
+                                got = memo[key] = [0, n + 1]
+                            if k <= got[0]:
+                                continue
+                            if k >= got[1] or not search(mine, theirs, False, k, got):
+                                break
+                        elif k > 1:  # we take it: k - 1 to take
+                            key = (mine, theirs, True)
+                            got = memo_get(key)
+                            if got is None:
+                                got = memo[key] = [0, n + 1]
+                            if k - 1 <= got[0]:
+                                continue
+                            if k - 1 >= got[1] or not search(
+                                mine, theirs, True, k - 1, got
+                            ):
+                                break
+                    else:
+                        result = True
+                        break
+            else:
+                # Every lead of his must have a reply of ours that holds k (all of any).
+                result = True
+                leads = cached((o, remaining, -1)) or moves(o, remaining)
+                for b in leads:
+                    bbit = 1 << b
+                    theirs, wins, left = o ^ bbit, beaters[b], remaining ^ bbit
+                    g = group[b]
+                    follow = m & g
+                    replies = (
+                        cached((follow, left & g, b))
+                        if follow
+                        else cached((m, left & ~g, -2))
+                    ) or replies_of(m, left, b)
+                    for a in replies:
+                        abit = 1 << a
+                        mine = m ^ abit
+                        if abit & wins:  # we take the trick: k - 1 to take
+                            if k <= 1:
+                                break
+                            key = (mine, theirs, True)
+                            got = memo_get(key)
+                            if got is None:
+                                got = memo[key] = [0, n + 1]
+                            if k - 1 <= got[0]:
+                                break
+                            if k - 1 < got[1] and search(
+                                mine, theirs, True, k - 1, got
+                            ):
+                                break
+                        elif k <= n:  # he takes it: k still to take
+                            key = (mine, theirs, False)
+                            got = memo_get(key)
+                            if got is None:
+                                got = memo[key] = [0, n + 1]
+                            if k <= got[0]:
+                                break
+                            if k < got[1] and search(mine, theirs, False, k, got):
+                                break
+                    else:
+                        result = False
+                        break
+            if result:
+                bounds[0] = max(bounds[0], k)
+            else:
+                bounds[1] = min(bounds[1], k)
+            return result
+
+        def count() -> int:
+            return nodes
+
+        return reach, count
 
     def after(self, card: int, k: int) -> bool:
         """True if playing ``card`` now still lets us take ``k`` of the tricks left."""
@@ -750,7 +1044,7 @@ class _Solver:
             self.reach(m ^ abit, o ^ 1 << b, False, k)
             if (1 << b) & beaters[card]
             else self.reach(m ^ abit, o ^ 1 << b, True, k - 1)
-            for b in self._moves(o, self._follow(o, card), (m | o) ^ abit, card)
+            for b in self._replies(o, (m | o) ^ abit, card)
         )
 
     def value_after(self, card: int, lower: int = 0) -> int:

@@ -3,12 +3,14 @@
 Seed ``004_d8444d2889c5bb38.txt``, "Strategy tips": every tip is a switch of the bot,
 and each switch has a scripted position below where turning it off changes the card
 played; each scenario's docstring quotes its tip. Also: legal moves in both variants, a
-wide margin over random play, seeded determinism, the exact endgame search against
-brute force, and blindness to the cards the bot's seat cannot see.
+wide margin over random play, seeded determinism, a fingerprint of its decisions (so
+that speed work cannot change them), the exact endgame search against brute force, and
+blindness to the cards the bot's seat cannot see.
 """
 
 from __future__ import annotations
 
+import hashlib
 import random
 
 import numpy as np
@@ -93,7 +95,7 @@ def bot_card(env, **switches) -> str:
 # plays 3S, loses and draws ``hidden``; then player_0 leads 5H for the prize.
 TRICK2_HAND = [
     "7H", "2H", "3S", "KS", "9S", "QD", "8D", "5D", "3D", "AD", "JC", "6C", "4C",
-]
+]  # fmt: skip
 
 
 def trick2(variant: str, hand, prize: str, hidden: str = "8C"):
@@ -119,7 +121,7 @@ def test_every_tip_is_a_switch_on_by_default():
     assert list(bot.options) == list(TIPS) == [
         "value_prizes", "duck_duds", "win_cheaply", "save_trumps", "long_suit",
         "fight_late", "count_to_seven", "open_hands",
-    ]
+    ]  # fmt: skip
     assert all(bot.options.values())
     made = agents.make("heuristic:-win_cheaply,-open_hands", ENV, seed=3)
     assert isinstance(made, GermanWhistHeuristic)
@@ -203,6 +205,75 @@ def test_same_seed_same_game_whatever_the_global_rngs():
         return actions
 
     assert record(False) == record(True)
+
+
+# --- behaviour fingerprint -------------------------------------------------------
+# Switch sets of the fingerprint: all tips on, the stage-2 tips off one at a time, two
+# stage-1 tips off together, and all off.
+FINGERPRINT_SWITCHES = [
+    (),
+    ("open_hands",),
+    ("count_to_seven",),
+    ("value_prizes", "long_suit"),
+    tuple(TIPS),
+]
+# Full bot against full bot (seeds g and g + 1, env seed g): games where the stage-2
+# search budget decides a card. Found by play with NODE_LIMIT 500 or 700 instead of
+# 600 (the first two of each and the last two), and with the search keeping its
+# bounds from one move to the next (the middle four): that spends less of the budget.
+BUDGET_GAMES = {
+    "german": [1005, 1014, 1002, 1023, 1126, 1298, 1027, 1040],
+    "honeymoon": [1000, 1039, 1084, 1143, 1664, 1758, 1004, 1022],
+}
+# Recorded from the bot before its speed work (issue 8): sha256 over every action of
+# the 66 games below, and the number of actions.
+FINGERPRINT = "af2e59b5aed88fc4e5ff16893713299a79a18806f1d26dcc4833e8e9f8960c88"
+FINGERPRINT_ACTIONS = 3296
+
+
+class _Recorder:
+    """Passes an agent's actions through and records them."""
+
+    def __init__(self, agent, log: list[int]):
+        self.agent, self.log = agent, log
+
+    def act(self, turn: Turn) -> int:
+        self.log.append(self.agent.act(turn))
+        return self.log[-1]
+
+
+def _decision_fingerprint() -> tuple[str, int]:
+    """66 seeded games: per variant and switch set, four against the full bot (seats
+    alternating) and one against random play; then the `BUDGET_GAMES`."""
+    log: list[int] = []
+    for variant in ("german", "honeymoon"):
+        env = new_env(variant)
+        for g in BUDGET_GAMES[variant]:
+            bots = [GermanWhistHeuristic(seed=g), GermanWhistHeuristic(seed=g + 1)]
+            play_game(env, [_Recorder(bot, log) for bot in bots], seed=g)
+        for i, off in enumerate(FINGERPRINT_SWITCHES):
+            for g in range(5):
+                seed = 100 * i + g
+                bot = GermanWhistHeuristic(seed=seed, **dict.fromkeys(off, False))
+                if g < 4:
+                    other = GermanWhistHeuristic(seed=seed + 1)
+                else:
+                    other = agents.RandomAgent(seed=seed + 1)
+                players = [_Recorder(bot, log), _Recorder(other, log)]
+                if g % 2:
+                    players.reverse()
+                play_game(env, players, seed=seed)
+    return hashlib.sha256(bytes(log)).hexdigest(), len(log)
+
+
+def test_decisions_match_the_recorded_fingerprint():
+    """Speed work must not change a decision: the committed tip results
+    (``docs/tips/german_whist.md``) were measured with this bot. Every action of 66
+    seeded games with five switch sets (stage 1, the counting play, the exact endgame
+    and its node budget, the seeded tie-breaks) hashes to the value recorded from the
+    bot before it was optimised. A change of behaviour is a new bot: re-run the tips
+    before re-recording. About a second."""
+    assert _decision_fingerprint() == (FINGERPRINT, FINGERPRINT_ACTIONS)
 
 
 # --- information -----------------------------------------------------------------
