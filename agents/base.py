@@ -10,6 +10,7 @@ bot's choice does not move.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -68,3 +69,43 @@ class RandomAgent(Agent):
     def act(self, turn: Turn) -> int:
         legal = turn.legal_actions()
         return legal[int(self.rng.integers(len(legal)))]
+
+
+class SwitchedBot(Agent):
+    """Base of the rule-based bots whose ideas (the seeds' tips) are on/off switches.
+
+    `set_switches` checks the keyword switches a constructor received, keeps them in
+    ``options`` and as attributes, names the bot by its spec string
+    (``heuristic:-name,…`` for each switch that is off) and seeds the tie-break
+    generator ``rng``, which `reset` reseeds.
+    """
+
+    spec = "heuristic"
+    #: the game's name in error messages
+    game_title = ""
+
+    def set_switches(
+        self,
+        seed: int | None,
+        switches: Mapping[str, Any],
+        unknown: Mapping[str, Any],
+        valid: Sequence[str],
+    ) -> None:
+        if unknown:
+            raise ValueError(
+                f"unknown {self.game_title} heuristic option(s) {sorted(unknown)}; "
+                f"valid options: {', '.join(valid)}"
+            )
+        for name, value in switches.items():
+            if not isinstance(value, bool | np.bool_):
+                raise ValueError(f"option {name} must be True or False, got {value!r}")
+        self.options = {name: bool(v) for name, v in switches.items()}
+        for name, on in self.options.items():
+            setattr(self, name, on)
+        off = [name for name, on in self.options.items() if not on]
+        self.spec = "heuristic" + (":" + ",".join("-" + n for n in off) if off else "")
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)

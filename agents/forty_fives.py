@@ -44,7 +44,7 @@ import numpy as np
 from ..envs.core.cards import FRENCH_52, SUITS, cards_in
 from ..envs.forty_fives import rules
 from ..envs.forty_fives.state import Phase
-from .base import Agent, Turn
+from .base import SwitchedBot, Turn
 
 DECK = FRENCH_52
 
@@ -185,7 +185,7 @@ class _View:
         return top
 
 
-class FortyFivesHeuristic(Agent):
+class FortyFivesHeuristic(SwitchedBot):
     """Rule-based Forty-Fives player; each of the seed's tips is a switch.
 
     Keyword options (all default True; see `TIPS` for the seed sentence of each):
@@ -199,7 +199,7 @@ class FortyFivesHeuristic(Agent):
             count the trump 5 as two tricks; off: the bonus is ignored.
     """
 
-    spec = "heuristic"
+    game_title = "Forty-Fives"
 
     def __init__(
         self,
@@ -210,30 +210,16 @@ class FortyFivesHeuristic(Agent):
         play_for_bonus: bool = True,
         **unknown: Any,
     ):
-        if unknown:
-            raise ValueError(
-                f"unknown Forty-Fives heuristic option(s) {sorted(unknown)}; "
-                f"valid options: {', '.join(TIPS)}"
-            )
-        options = {
-            "know_order": know_order,
-            "hold_top_trumps": hold_top_trumps,
-            "play_for_bonus": play_for_bonus,
-        }
-        for name, value in options.items():
-            if not isinstance(value, bool | np.bool_):
-                raise ValueError(f"option {name} must be True or False, got {value!r}")
-        self.options = {name: bool(v) for name, v in options.items()}
-        self.know_order = self.options["know_order"]
-        self.hold_top_trumps = self.options["hold_top_trumps"]
-        self.play_for_bonus = self.options["play_for_bonus"]
-        off = [f"-{k}" for k, v in self.options.items() if not v]
-        self.spec = "heuristic" + (":" + ",".join(off) if off else "")
-        self.rng = np.random.default_rng(seed)
-
-    def reset(self, seed: int | None = None) -> None:
-        if seed is not None:
-            self.rng = np.random.default_rng(seed)
+        self.set_switches(
+            seed,
+            {
+                "know_order": know_order,
+                "hold_top_trumps": hold_top_trumps,
+                "play_for_bonus": play_for_bonus,
+            },
+            unknown,
+            TIPS,
+        )
 
     # --- dispatch ---------------------------------------------------------------------
     def act(self, turn: Turn) -> int:

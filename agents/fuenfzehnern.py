@@ -33,11 +33,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from ..envs.core.cards import cards_in
 from ..envs.fuenfzehnern.rules import CARD_POINTS, SUIT_MASK, ZWANG, Fuenfzehnern
-from .base import Agent, Turn
+from .base import SwitchedBot, Turn
 
 #: Each option of the bot: what it does when on (off: the plainer behaviour, bracketed).
 OPTIONS: dict[str, str] = {
@@ -68,7 +66,7 @@ def _rank(card: int) -> int:
     return card & 7
 
 
-class FuenfzehnernHeuristic(Agent):
+class FuenfzehnernHeuristic(SwitchedBot):
     """Rule-based Fünfzehnern player; each option in `OPTIONS` is a keyword switch.
 
     Keyword options (all default True): ``win_rich_tricks``, ``unload_losers``,
@@ -82,7 +80,7 @@ class FuenfzehnernHeuristic(Agent):
     margin.
     """
 
-    spec = "heuristic"
+    game_title = "Fünfzehnern"
 
     def __init__(
         self,
@@ -94,32 +92,17 @@ class FuenfzehnernHeuristic(Agent):
         cash_unbeatable: bool = True,
         **unknown: Any,
     ):
-        if unknown:
-            raise ValueError(
-                f"unknown Fünfzehnern heuristic option(s) {sorted(unknown)}; "
-                f"valid options: {', '.join(OPTIONS)}"
-            )
-        options = {
-            "win_rich_tricks": win_rich_tricks,
-            "unload_losers": unload_losers,
-            "use_zwang": use_zwang,
-            "cash_unbeatable": cash_unbeatable,
-        }
-        for name, value in options.items():
-            if not isinstance(value, bool | np.bool_):
-                raise ValueError(f"option {name} must be True or False, got {value!r}")
-        self.options = {name: bool(v) for name, v in options.items()}
-        self.win_rich_tricks = self.options["win_rich_tricks"]
-        self.unload_losers = self.options["unload_losers"]
-        self.use_zwang = self.options["use_zwang"]
-        self.cash_unbeatable = self.options["cash_unbeatable"]
-        off = [name for name, on in self.options.items() if not on]
-        self.spec = "heuristic" + (":" + ",".join("-" + n for n in off) if off else "")
-        self.rng = np.random.default_rng(seed)
-
-    def reset(self, seed: int | None = None) -> None:
-        if seed is not None:
-            self.rng = np.random.default_rng(seed)
+        self.set_switches(
+            seed,
+            {
+                "win_rich_tricks": win_rich_tricks,
+                "unload_losers": unload_losers,
+                "use_zwang": use_zwang,
+                "cash_unbeatable": cash_unbeatable,
+            },
+            unknown,
+            OPTIONS,
+        )
 
     def act(self, turn: Turn) -> int:
         """The action to take (an id in the turn's mask)."""

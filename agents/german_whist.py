@@ -32,10 +32,8 @@ import itertools
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
-
 from ..envs.core.cards import NO_SUIT, cards_in
-from .base import Agent, Turn
+from .base import SwitchedBot, Turn
 
 #: Each option of the bot and the seed sentences it implements.
 TIPS: dict[str, str] = {
@@ -235,7 +233,7 @@ class _Table:
             self.opp_hand = deck.all_mask & ~self.hand & ~self.played
 
 
-class GermanWhistHeuristic(Agent):
+class GermanWhistHeuristic(SwitchedBot):
     """Rule-based German Whist / Honeymoon Whist player; each seed tip is a switch.
 
     Keyword options (all default True; `TIPS` quotes the seed sentence of each):
@@ -258,7 +256,7 @@ class GermanWhistHeuristic(Agent):
     Unknown option names raise ValueError. Ties go to a generator seeded by ``seed``.
     """
 
-    spec = "heuristic"
+    game_title = "German Whist"
 
     def __init__(
         self,
@@ -274,40 +272,21 @@ class GermanWhistHeuristic(Agent):
         open_hands: bool = True,
         **unknown: Any,
     ):
-        if unknown:
-            raise ValueError(
-                f"unknown German Whist heuristic option(s) {sorted(unknown)}; "
-                f"valid options: {', '.join(TIPS)}"
-            )
-        options = {
-            "value_prizes": value_prizes,
-            "duck_duds": duck_duds,
-            "win_cheaply": win_cheaply,
-            "save_trumps": save_trumps,
-            "long_suit": long_suit,
-            "fight_late": fight_late,
-            "count_to_seven": count_to_seven,
-            "open_hands": open_hands,
-        }
-        for name, value in options.items():
-            if not isinstance(value, bool | np.bool_):
-                raise ValueError(f"option {name} must be True or False, got {value!r}")
-        self.options = {name: bool(v) for name, v in options.items()}
-        self.value_prizes = self.options["value_prizes"]
-        self.duck_duds = self.options["duck_duds"]
-        self.win_cheaply = self.options["win_cheaply"]
-        self.save_trumps = self.options["save_trumps"]
-        self.long_suit = self.options["long_suit"]
-        self.fight_late = self.options["fight_late"]
-        self.count_to_seven = self.options["count_to_seven"]
-        self.open_hands = self.options["open_hands"]
-        off = [name for name, on in self.options.items() if not on]
-        self.spec = "heuristic" + (":" + ",".join("-" + n for n in off) if off else "")
-        self.rng = np.random.default_rng(seed)
-
-    def reset(self, seed: int | None = None) -> None:
-        if seed is not None:
-            self.rng = np.random.default_rng(seed)
+        self.set_switches(
+            seed,
+            {
+                "value_prizes": value_prizes,
+                "duck_duds": duck_duds,
+                "win_cheaply": win_cheaply,
+                "save_trumps": save_trumps,
+                "long_suit": long_suit,
+                "fight_late": fight_late,
+                "count_to_seven": count_to_seven,
+                "open_hands": open_hands,
+            },
+            unknown,
+            TIPS,
+        )
 
     def act(self, turn: Turn) -> int:
         """The card to play (an action id allowed by the turn's mask)."""

@@ -39,8 +39,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from ..envs.core.cards import cards_in
 from ..envs.herzeln.rules import (
     DOMINO,
@@ -54,7 +52,7 @@ from ..envs.herzeln.rules import (
     Herzeln,
 )
 from ..envs.herzeln.state import Phase
-from .base import Agent, Turn
+from .base import SwitchedBot, Turn
 
 #: Each option of the bot and what it does (all default True).
 OPTIONS: dict[str, str] = {
@@ -148,7 +146,7 @@ class _View:
         self.laid = state.laid
 
 
-class HerzelnHeuristic(Agent):
+class HerzelnHeuristic(SwitchedBot):
     """Rule-based Herzeln player with contract-specific play; each idea is a switch.
 
     Keyword options (all default True; see `OPTIONS`): ``duck``, ``dump``,
@@ -157,7 +155,7 @@ class HerzelnHeuristic(Agent):
     broken by the seeded generator.
     """
 
-    spec = "heuristic"
+    game_title = "Herzeln"
 
     def __init__(
         self,
@@ -172,33 +170,22 @@ class HerzelnHeuristic(Agent):
         rollouts: int = ROLLOUTS,
         **unknown: Any,
     ):
-        if unknown:
-            raise ValueError(
-                f"unknown Herzeln heuristic option(s) {sorted(unknown)}; "
-                f"valid options: {', '.join(OPTIONS)}"
-            )
-        options = {
-            "duck": duck,
-            "dump": dump,
-            "grab_tricks": grab_tricks,
-            "last_trick": last_trick,
-            "domino_block": domino_block,
-            "domino_lookahead": domino_lookahead,
-        }
-        for name, value in options.items():
-            if not isinstance(value, bool | np.bool_):
-                raise ValueError(f"option {name} must be True or False, got {value!r}")
-        self.options = {name: bool(v) for name, v in options.items()}
+        self.set_switches(
+            seed,
+            {
+                "duck": duck,
+                "dump": dump,
+                "grab_tricks": grab_tricks,
+                "last_trick": last_trick,
+                "domino_block": domino_block,
+                "domino_lookahead": domino_lookahead,
+            },
+            unknown,
+            OPTIONS,
+        )
         if isinstance(rollouts, bool) or not isinstance(rollouts, int) or rollouts < 1:
             raise ValueError(f"rollouts must be a positive integer, got {rollouts!r}")
         self.rollouts = rollouts
-        off = [name for name, on in self.options.items() if not on]
-        self.spec = "heuristic" + (":" + ",".join("-" + n for n in off) if off else "")
-        self.rng = np.random.default_rng(seed)
-
-    def reset(self, seed: int | None = None) -> None:
-        if seed is not None:
-            self.rng = np.random.default_rng(seed)
 
     def act(self, turn: Turn) -> int:
         """The action to take (an id in the turn's mask)."""
