@@ -15,6 +15,7 @@ import yaml
 
 EXIT_USAGE = 2
 DEMO_STEPS = 150_000
+DEMO_TEACHER_GAMES = 1_000
 
 
 class UsageError(Exception):
@@ -272,9 +273,18 @@ def cmd_demo(args: argparse.Namespace) -> int:
         f"seed={args.seed}",
         f"eval_games={args.eval_games}",
     ]
+    if args.teacher_games:
+        overrides += [f"warm_start_games={args.teacher_games}", "warm_start_epochs=10"]
+    else:
+        overrides.append("warm_start=''")
     config = load_config(None, env="german_whist_v0", overrides=overrides)
+    warm = (
+        f"imitation of the heuristic bot over {args.teacher_games:,} games, then "
+        if args.teacher_games
+        else ""
+    )
     print(
-        "Parlour demo: self-play MaskablePPO on German Whist for "
+        f"Parlour demo: {warm}self-play MaskablePPO on German Whist for "
         f"{args.steps:,} learner steps,\n"
         f"evaluated against random play and the heuristic bot on duplicate deals "
         f"({args.eval_games} games each).\n"
@@ -506,6 +516,13 @@ def build_parser() -> argparse.ArgumentParser:
         default=400,
         help="evaluation games per opponent (400)",
     )
+    p.add_argument(
+        "--teacher-games",
+        type=_non_negative_int,
+        default=DEMO_TEACHER_GAMES,
+        help="games of the heuristic bot imitated before self-play "
+        f"({DEMO_TEACHER_GAMES:,}; 0: no warm start)",
+    )
     p.add_argument("--seed", type=int, default=0)
     p.add_argument(
         "--run-dir", metavar="DIR", help="where to write (default runs/demo-TIME)"
@@ -524,6 +541,20 @@ def _positive_int(text: str) -> int:
         ) from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
+    return value
+
+
+def _non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a non-negative integer, got {text!r}"
+        ) from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(
+            f"expected a non-negative integer, got {value}"
+        )
     return value
 
 

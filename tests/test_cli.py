@@ -194,6 +194,8 @@ def test_demo_smoke(tmp_path, capsys):
                 "256",
                 "--eval-games",
                 "4",
+                "--teacher-games",
+                "3",
                 "--quiet",
                 "--run-dir",
                 str(run),
@@ -203,7 +205,16 @@ def test_demo_smoke(tmp_path, capsys):
     )
     out = capsys.readouterr().out
     assert "checkpoint:" in out and "learning curve:" in out
+    assert "imitation of the heuristic bot over 3 games" in out
     assert (run / "learning_curve.png").exists()
+    assert (run / "warm_start.json").exists()
+
+
+def test_demo_rejects_negative_teacher_games(capsys):
+    with pytest.raises(SystemExit) as err:
+        main(["demo", "--teacher-games", "-1"])
+    assert err.value.code == 2
+    assert "expected a non-negative integer" in capsys.readouterr().err
 
 
 @pytest.fixture(scope="module")
