@@ -270,6 +270,19 @@ def test_config_validation(tmp_path):
         load_config(bad)
 
 
+@pytest.mark.parametrize("env_name", envs.names())
+def test_every_env_has_a_valid_default_config(env_name):
+    """configs/ENV.yaml exists for every registered env, validates, and its warm-start
+    teacher is a known agent of that env."""
+    from parlour.training.train import CONFIG_DIR
+
+    assert (CONFIG_DIR / f"{env_name}.yaml").is_file()
+    cfg = load_config(None, env=env_name)
+    assert cfg.env == env_name
+    if cfg.warm_start:
+        make_agent(cfg.warm_start, env_name, seed=0, env_options=cfg.env_options)
+
+
 def test_cli_eval_and_bad_checkpoint(trained, tmp_path, capsys):
     assert (
         cli(["eval", str(trained.run_dir), "--vs", "random", "--games", "4", "--quiet"])
