@@ -121,6 +121,11 @@ def test_training_run_with_warm_start(tmp_path, one_thread):
     assert 0 <= report["agreement"] <= 1
     manifest = json.loads((result.checkpoint / "manifest.json").read_text())
     assert "self@warm_start" in manifest["snapshots"]
+    # the imitated network is saved at step 0, so a resumed run never repeats it
+    start = json.loads(
+        (tmp_path / "checkpoints/step_000000000/manifest.json").read_text()
+    )
+    assert start["step"] == 0 and start["snapshots"] == ["self@warm_start"]
 
 
 @pytest.mark.parametrize(

@@ -402,6 +402,8 @@ def train(
             {**dataclasses.asdict(report), "seconds": round(time.time() - start, 1)},
         )
         pool.add_snapshot(_actor(model, config.activation), "self@warm_start")
+        # A checkpoint at step 0, so that --resume after an interrupt never repeats it.
+        save_checkpoint(0)
     remaining = config.total_timesteps - int(model.num_timesteps)
     interrupted = False
     try:
