@@ -176,26 +176,16 @@ class FortyFivesSolver(TrickSolver):
         mask = self.legal_mask(seat, trick)
         t = self.t
         key = t.key
-        cards = sorted(cards_in(mask), key=key.__getitem__)
-        if len(cards) > 1:
-            remaining = mask
-            for h in self.hands:
-                remaining |= h
-            for c in trick:
-                remaining |= 1 << c
-            reps = [cards[0]]
-            for c in cards[1:]:
-                if not self.equivalent(reps[-1], c, remaining):
-                    reps.append(c)
-            cards = reps
+        cards = self.distinct(sorted(cards_in(mask), key=key.__getitem__), trick)
         if len(cards) < 2:
             return cards
         strength = t.strength
         if not trick:
             # leads: cards nobody can beat first, then the rest from the lowest
-            return sorted(
-                cards, key=lambda c: (t.above[c] & remaining != 0, -strength[c])
-            )
+            out = 0  # every card still in a hand
+            for h in self.hands:
+                out |= h
+            return sorted(cards, key=lambda c: (t.above[c] & out != 0, -strength[c]))
         n = self.n
         i = self._winning(trick)
         leader = (seat - len(trick)) % n
@@ -426,15 +416,7 @@ def knowledge(
     pool = DECK.all_mask & ~seen
     allowed = [pool & ~forbid[s] for s in range(n)]
     allowed[seat] = 0
-    know = Knowledge(
-        seat=seat,
-        sizes=[h.bit_count() for h in state.hands],
-        known=known,
-        allowed=allowed,
-        pool=pool,
-    )
-    know.check()
-    return know
+    return Knowledge.of(seat, state.hands, known, allowed, pool)
 
 
 class FortyFivesPIMC(PIMCAgent):

@@ -152,18 +152,7 @@ class FuenfzehnernSolver(TrickSolver):
 
     def legal(self, seat: int, trick: list[int], ext: Any) -> list[int]:
         mask = self.legal_mask(seat, trick, ext)
-        cards = cards_in(mask)
-        if len(cards) > 1:
-            remaining = mask
-            for h in self.hands:
-                remaining |= h
-            for m in trick:
-                remaining |= 1 << (m & 63)
-            reps = [cards[0]]
-            for c in cards[1:]:
-                if not self.equivalent(reps[-1], c, remaining):
-                    reps.append(c)
-            cards = reps
+        cards = self.distinct(cards_in(mask), trick)
         if not trick:
             hand = self.hands[seat]
             zw = [
@@ -308,15 +297,7 @@ def knowledge(game: Fuenfzehnern, state: State, seat: int) -> Knowledge:
             pool &= ~known[s]
     allowed = [pool & ~forbid[s] for s in range(n)]
     allowed[seat] = 0
-    know = Knowledge(
-        seat=seat,
-        sizes=[h.bit_count() for h in state.hands],
-        known=known,
-        allowed=allowed,
-        pool=pool,
-    )
-    know.check()
-    return know
+    return Knowledge.of(seat, state.hands, known, allowed, pool)
 
 
 class FuenfzehnernPIMC(PIMCAgent):

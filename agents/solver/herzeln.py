@@ -93,18 +93,7 @@ class HerzelnSolver(TrickSolver):
     def legal(self, seat: int, trick: list[int], ext: Any) -> list[int]:
         mask = self.legal_mask(seat, trick)
         key = self.key
-        cards = sorted(cards_in(mask), key=key.__getitem__)
-        if len(cards) > 1:
-            remaining = mask
-            for h in self.hands:
-                remaining |= h
-            for c in trick:
-                remaining |= 1 << c
-            reps = [cards[0]]
-            for c in cards[1:]:
-                if not self.equivalent(reps[-1], c, remaining):
-                    reps.append(c)
-            cards = reps
+        cards = self.distinct(sorted(cards_in(mask), key=key.__getitem__), trick)
         if len(cards) < 2:
             return cards
         strength = self.strength
@@ -201,15 +190,7 @@ def knowledge(game: Herzeln, state: State, seat: int) -> Knowledge:
         allowed.append(0 if s == seat else pool & ~forbid)
     known = [0] * n
     known[seat] = state.hands[seat]
-    know = Knowledge(
-        seat=seat,
-        sizes=[h.bit_count() for h in state.hands],
-        known=known,
-        allowed=allowed,
-        pool=pool,
-    )
-    know.check()
-    return know
+    return Knowledge.of(seat, state.hands, known, allowed, pool)
 
 
 class HerzelnPIMC(PIMCAgent):

@@ -166,6 +166,23 @@ class TrickSolver:
         """Cards ``a`` and ``b`` of one hand are interchangeable (default: never)."""
         return a == b
 
+    def distinct(self, cards: list[int], trick: list[int]) -> list[int]:
+        """One card of each run of `equivalent` cards among ``cards`` (in the game's
+        rank order), judged against every card still in a hand or on the table
+        (``trick`` moves may carry flags above bit 6)."""
+        if len(cards) < 2:
+            return cards
+        remaining = 0
+        for h in self.hands:
+            remaining |= h
+        for m in trick:
+            remaining |= 1 << (m & 63)
+        reps = [cards[0]]
+        for c in cards[1:]:
+            if not self.equivalent(reps[-1], c, remaining):
+                reps.append(c)
+        return reps
+
     def _node(self, leader: int, ext: Any, alpha: int, beta: int) -> int:
         hands = self.hands
         left = hands[leader]
@@ -335,6 +352,27 @@ class Knowledge:
     allowed: list[int]
     pool: int
     extra: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def of(
+        cls,
+        seat: int,
+        hands: list[int],
+        known: list[int],
+        allowed: list[int],
+        pool: int,
+    ) -> Knowledge:
+        """The knowledge of ``seat`` with the public hand sizes of ``hands``, checked
+        (`check`)."""
+        know = cls(
+            seat=seat,
+            sizes=[h.bit_count() for h in hands],
+            known=known,
+            allowed=allowed,
+            pool=pool,
+        )
+        know.check()
+        return know
 
     def check(self) -> None:
         """ValueError when the constraints cannot be met by any deal."""
