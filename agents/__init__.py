@@ -31,6 +31,24 @@ EXTRA_AGENTS = {
     "herzeln_v0": "parlour.agents.solver.herzeln:make_agent",
 }
 
+# env name -> "module:function" giving, for positions an exact solver can value, every
+# optimal action: function(game, state) -> list of action ids, or None where the solver
+# knows nothing exact. The imitation warm start labels those positions with the set.
+EXACT_MOVES = {
+    "german_whist_v0": "parlour.agents.solver.german_whist:optimal_moves",
+}
+
+
+def exact_moves(env_name: str) -> Any:
+    """The env's `EXACT_MOVES` function; ValueError if it has none."""
+    if env_name not in EXACT_MOVES:
+        raise ValueError(
+            f"no exact solver labels for {env_name!r}; "
+            f"envs that have them: {sorted(EXACT_MOVES)}"
+        )
+    mod, fn = EXACT_MOVES[env_name].split(":")
+    return getattr(importlib.import_module(mod), fn)
+
 
 def heuristic_class(env_name: str) -> type[Agent]:
     """The heuristic bot class of an env."""
@@ -95,10 +113,12 @@ def make(spec: str, env_name: str, seed: int | None = None, **context: Any) -> A
 
 
 __all__ = [
+    "EXACT_MOVES",
     "HEURISTICS",
     "Agent",
     "RandomAgent",
     "Turn",
+    "exact_moves",
     "heuristic_class",
     "make",
     "parse_switches",

@@ -30,6 +30,45 @@ def test_collect_records_legal_teacher_moves_and_final_returns():
     assert set(np.unique(data.returns)) <= {-1.0, 1.0}
 
 
+def test_exact_labels_are_every_optimal_move_in_stage_2(monkeypatch):
+    """With ``exact`` the German Whist stage-2 decisions (and only they) are labelled
+    with every card the solver values best; the rest keep the teacher's move."""
+    from parlour import agents
+    from parlour.agents.solver.german_whist import optimal_moves
+
+    answers = []  # the solver's answer at each decision, in order
+
+    def recording(env_name):
+        def moves(game, state):
+            answers.append(optimal_moves(game, state))
+            return answers[-1]
+
+        return moves
+
+    monkeypatch.setattr(agents, "exact_moves", recording)
+    data = imitation.collect(
+        "german_whist_v0", {}, "heuristic", games=4, seed=3, noise=0.2, exact=True
+    )
+    plain = imitation.collect(
+        "german_whist_v0", {}, "heuristic", games=4, seed=3, noise=0.2
+    )
+    np.testing.assert_array_equal(data.observations, plain.observations)
+    np.testing.assert_array_equal(data.actions, plain.actions)
+    assert not plain.exact.any()
+    np.testing.assert_array_equal(plain.targets, np.eye(52, dtype=bool)[plain.actions])
+    # stage 2 is flagged in the observation (entry 8n + 8, see the encoder's docs)
+    stage2 = data.observations[:, 8 * 52 + 8] == 1.0
+    np.testing.assert_array_equal(data.exact, stage2)
+    assert len(answers) == len(data)
+    for row, best in enumerate(answers):
+        assert (best is not None) == stage2[row]
+        if best is not None:
+            assert np.flatnonzero(data.targets[row]).tolist() == best
+    np.testing.assert_array_equal(data.targets[~stage2], plain.targets[~stage2])
+    assert (data.targets <= data.masks).all()
+    assert (data.targets[stage2].sum(axis=1) > 1).any()  # equal cards, all labelled
+
+
 def test_collect_is_seeded_and_workers_change_nothing():
     kwargs = {"games": 6, "seed": 4, "noise": 0.3}
     one = imitation.collect("fuenfzehn_tot_v0", {"players": 3}, "optimal", **kwargs)
@@ -93,6 +132,33 @@ def test_fit_learns_a_simple_teacher(one_thread):
     assert after.value_loss < before.value_loss
 
 
+def test_fit_puts_the_mass_on_the_target_set(one_thread):
+    """Set targets: the loss is -log of the set's probability, so the student may
+    spread its mass inside the set but must leave the rest. A synthetic task: the
+    first observation entry's sign picks the set {0, 1} or {2, 3} of four legal moves;
+    the teacher's own move (always the first of the set) is not what counts."""
+    torch.manual_seed(0)
+    rng = np.random.default_rng(0)
+    model = _model("german_whist_v0", {})
+    n, size = 4000, model.observation_space.shape[0]
+    obs = np.zeros((n, size), dtype=np.float32)
+    obs[:, 0] = rng.choice([0.0, 1.0], n)
+    obs[:, 1:9] = rng.random((n, 8))  # entries that do not matter
+    masks = np.zeros((n, 52), dtype=bool)
+    masks[:, :4] = True
+    targets = np.zeros((n, 52), dtype=bool)
+    first = np.where(obs[:, 0] > 0.5, 0, 2)
+    targets[np.arange(n), first] = targets[np.arange(n), first + 1] = True
+    teacher = (first + 2) % 4  # outside the set: a fit to it would fail the test
+    data = imitation.Demonstrations(
+        obs, masks, teacher, np.zeros(n, np.float32), 1, targets, np.ones(n, bool)
+    )
+    report = imitation.fit(model.policy, data, epochs=10, learning_rate=3e-3)
+    assert report.agreement > 0.97 and report.exact_agreement == report.agreement
+    assert report.exact_decisions == report.held_out_decisions
+    assert report.policy_loss < 0.1  # -log P(set): the set holds > 90% of the mass
+
+
 def test_fit_rejects_bad_arguments(one_thread):
     data = imitation.collect("german_whist_v0", {}, "random", games=1, seed=0)
     model = _model("german_whist_v0", {})
@@ -135,8 +201,26 @@ def test_training_run_with_warm_start(tmp_path, one_thread):
         ({"warm_start_noise": 1.5}, "warm_start_noise"),
         ({"warm_start_games": 0}, "warm_start_games must be a positive integer"),
         ({"warm_start_lr": 0.0}, "warm_start_lr must be positive"),
+        ({"warm_start": "", "warm_start_exact": True}, "needs a warm_start teacher"),
+        ({"warm_start_exact": 1}, "'warm_start_exact' must be bool"),
     ],
 )
 def test_warm_start_config_validation(extra, message):
     with pytest.raises(ValueError, match=message):
-        config_from_dict({**TINY, "env": "german_whist_v0", **extra})
+        config_from_dict(
+            {**TINY, "env": "german_whist_v0", "warm_start": "heuristic", **extra}
+        )
+
+
+def test_exact_labels_need_a_solver_for_the_env():
+    with pytest.raises(ValueError, match="no exact solver labels for 'forty_fives_v0'"):
+        config_from_dict(
+            {
+                **TINY,
+                "env": "forty_fives_v0",
+                "warm_start": "heuristic",
+                "warm_start_exact": True,
+            }
+        )
+    with pytest.raises(ValueError, match="no exact solver labels"):
+        imitation.collect("forty_fives_v0", {}, "random", games=1, exact=True)

@@ -492,6 +492,41 @@ def test_bad_specs_raise(spec: str, message: str) -> None:
         agents.make(spec, "german_whist_v0")
 
 
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_optimal_moves_are_every_card_that_keeps_the_value(variant: str) -> None:
+    """`optimal_moves` (the imitation labels) are exactly the best cards: German, the
+    cards brute force finds winning in a won position, else the most-tricks cards;
+    Honeymoon, the most-tricks cards (trick values: `move_values`, checked against
+    brute force above)."""
+    game, positions = small_positions(variant, 80, seed=3)
+    lost = 0
+    for st in positions:
+        seat = st.to_play
+        tricks = {c: v.tricks for c, v in sg.move_values(game, st).items()}
+        expect = []
+        if variant == "german":
+            for card in tricks:
+                child = st.clone()
+                game.apply(child, card)
+                if (
+                    child.winner == seat
+                    if child.phase == Phase.OVER
+                    else brute_value(game, child, seat)
+                ):
+                    expect.append(card)
+            lost += not expect
+        if not expect:
+            best = max(tricks.values())
+            expect = [c for c, t in tricks.items() if t == best]
+        assert sg.optimal_moves(game, st) == sorted(expect), game.render(st)
+    assert variant != "german" or lost > 0
+
+
+def test_optimal_moves_know_nothing_in_stage_1() -> None:
+    game, states = stage1_states("german", 3, seed=4)
+    assert all(sg.optimal_moves(game, st) is None for st in states)
+
+
 def test_solver_refuses_stage1_positions() -> None:
     game, states = stage1_states("german", 1, seed=0)
     with pytest.raises(ValueError, match="stage-2"):

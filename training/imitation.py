@@ -9,6 +9,13 @@ and the network's policy head is fitted to the teacher's moves (cross-entropy ov
 masked logits) while its value head is fitted to the final return of the seat that
 decided (mean squared error). Self-play PPO then starts from that policy.
 
+With ``exact`` the positions the game's exact solver can value (German Whist's stage 2,
+where both hands are known) are labelled with *every* optimal move
+(`parlour.agents.EXACT_MOVES`), and the policy is fitted to the probability of the set:
+``-log sum(p(a) for a in optimal)``. The student then learns which cards keep the value,
+not which of several equal cards the teacher happens to prefer, and never copies a
+teacher's mistake there.
+
 ``noise`` plays a uniformly random legal move instead of the teacher's now and then, but
 keeps the teacher's move as the label: the student then also sees positions the teacher
 would not have reached, so one early mistake does not lead it into unknown territory
@@ -41,9 +48,20 @@ class Demonstrations:
 
     observations: np.ndarray  # float32 [N, obs]
     masks: np.ndarray  # bool [N, actions]
-    actions: np.ndarray  # int64 [N]
+    actions: np.ndarray  # int64 [N]: the teacher's move
     returns: np.ndarray  # float32 [N]: the deciding seat's return at the end
     games: int
+    # bool [N, actions]: the moves the fit counts as right (the teacher's move, or every
+    # optimal move where ``exact``); None means the teacher's move alone
+    targets: np.ndarray | None = None
+    exact: np.ndarray | None = None  # bool [N]: labelled by the exact solver
+
+    def __post_init__(self) -> None:
+        if self.targets is None:
+            self.targets = np.zeros(self.masks.shape, dtype=bool)
+            self.targets[np.arange(len(self.actions)), self.actions] = True
+        if self.exact is None:
+            self.exact = np.zeros(len(self.actions), dtype=bool)
 
     def __len__(self) -> int:
         return len(self.actions)
@@ -56,21 +74,27 @@ class Demonstrations:
             np.concatenate([p.actions for p in parts]),
             np.concatenate([p.returns for p in parts]),
             sum(p.games for p in parts),
+            np.concatenate([p.targets for p in parts]),
+            np.concatenate([p.exact for p in parts]),
         )
 
 
-def _collect_chunk(args: tuple[str, dict[str, Any], str, int, int, float]) -> Any:
-    env_name, env_options, teacher_spec, games, seed, noise = args
+def _collect_chunk(
+    args: tuple[str, dict[str, Any], str, int, int, float, bool],
+) -> Any:
+    env_name, env_options, teacher_spec, games, seed, noise, exact = args
     env = envs.make(env_name, **env_options)
     raw = env.unwrapped
     teacher = agents_mod.make(
         teacher_spec, env_name, seed=seed, env_options=env_options
     )
+    optimal = agents_mod.exact_moves(env_name) if exact else None
     rng = np.random.default_rng(seed + 7)
     obs_rows: list[np.ndarray] = []
     mask_rows: list[np.ndarray] = []
     actions: list[int] = []
     returns: list[float] = []
+    solved: list[tuple[int, list[int]]] = []  # (row, optimal moves)
     for g in range(games):
         env.reset(seed=seed * 100_003 + g)
         teacher.reset(seed=seed * 100_003 + g)
@@ -84,6 +108,9 @@ def _collect_chunk(args: tuple[str, dict[str, Any], str, int, int, float]) -> An
             mask = obs["action_mask"]
             turn = Turn(raw.game, raw.state, seat, obs["observation"], mask)
             label = int(teacher.act(turn))
+            best = optimal(raw.game, raw.state) if optimal is not None else None
+            if best is not None:
+                solved.append((len(actions), best))
             obs_rows.append(obs["observation"])
             mask_rows.append(mask.astype(bool))
             actions.append(label)
@@ -96,13 +123,18 @@ def _collect_chunk(args: tuple[str, dict[str, Any], str, int, int, float]) -> An
         # The engine's returns are each seat's total reward over the episode.
         totals = raw.game.returns(raw.state)
         returns.extend(float(totals[s]) for s in seats)
-    return (
+    data = Demonstrations(
         np.asarray(obs_rows, dtype=np.float32),
         np.asarray(mask_rows, dtype=bool),
         np.asarray(actions, dtype=np.int64),
         np.asarray(returns, dtype=np.float32),
         games,
     )
+    for row, best in solved:
+        data.targets[row] = False
+        data.targets[row, best] = True
+        data.exact[row] = True
+    return data
 
 
 def collect(
@@ -114,8 +146,11 @@ def collect(
     noise: float = 0.0,
     workers: int = 1,
     progress: Callable[[int], None] | None = None,
+    exact: bool = False,
 ) -> Demonstrations:
-    """``games`` games of the teacher against itself; every decision recorded.
+    """``games`` games of the teacher against itself; every decision recorded. With
+    ``exact`` the positions the env's exact solver values get every optimal move as
+    their target (ValueError if the env has no `parlour.agents.EXACT_MOVES` entry).
 
     ``progress(n)`` is called with the number of games finished since the last call.
     """
@@ -126,18 +161,22 @@ def collect(
     if workers < 1:
         raise ValueError(f"workers must be positive, got {workers}")
     agents_mod.make(teacher, env_name, seed=0, env_options=env_options)  # bad spec
+    if exact:
+        agents_mod.exact_moves(env_name)  # an env without solver labels
     # chunks (and so their seeds) do not depend on the number of workers
     chunk = max(1, min(50, math.ceil(games / 8)))
     jobs = []
     done = 0
     for i in range(math.ceil(games / chunk)):
         n = min(chunk, games - done)
-        jobs.append((env_name, dict(env_options), teacher, n, seed * 1000 + i, noise))
+        jobs.append(
+            (env_name, dict(env_options), teacher, n, seed * 1000 + i, noise, exact)
+        )
         done += n
     parts = []
     if workers == 1:
         for job in jobs:
-            parts.append(Demonstrations(*_collect_chunk(job)))
+            parts.append(_collect_chunk(job))
             if progress is not None:
                 progress(job[3])
     else:
@@ -147,7 +186,7 @@ def collect(
         with ctx.Pool(workers, initializer=torch.set_num_threads, initargs=(1,)) as p:
             results = p.imap(_collect_chunk, jobs)
             for job, result in zip(jobs, results, strict=True):
-                parts.append(Demonstrations(*result))
+                parts.append(result)
                 if progress is not None:
                     progress(job[3])
     return Demonstrations.concatenate(parts)
@@ -160,9 +199,20 @@ class FitReport:
     epochs: int
     train_decisions: int
     held_out_decisions: int
-    agreement: float  # fraction of held-out decisions where argmax = teacher's move
+    agreement: float  # fraction of held-out decisions where argmax is a target move
     policy_loss: float
     value_loss: float
+    # held-out decisions labelled by the exact solver, and the fraction of them where
+    # argmax is an optimal move (None without such decisions)
+    exact_decisions: int = 0
+    exact_agreement: float | None = None
+
+
+def _target_nll(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+    """``-log`` of the probability the masked policy gives the target set, per row
+    (the cross-entropy when the set is one move). ``logits`` are the masked,
+    normalised log-probabilities of SB3's ``MaskableCategorical``."""
+    return -torch.logsumexp(logits.masked_fill(~targets, -torch.inf), dim=1)
 
 
 def fit(
@@ -178,9 +228,11 @@ def fit(
 ) -> FitReport:
     """Fit an SB3 ``MaskableActorCriticPolicy`` to the demonstrations (in place).
 
-    Cross-entropy of the masked policy on the teacher's moves plus ``vf_coef`` times the
-    value head's squared error on the returns; Adam with its own state (PPO's optimiser
-    is left untouched). ``progress(epoch, loss)`` after each epoch.
+    Negative log-probability of each decision's target moves under the masked policy
+    (the cross-entropy on the teacher's move, or on the set of optimal moves where the
+    exact solver labelled it) plus ``vf_coef`` times the value head's squared error on
+    the returns; Adam with its own state (PPO's optimiser is left untouched).
+    ``progress(epoch, loss)`` after each epoch.
     """
     if epochs < 1:
         raise ValueError(f"epochs must be positive, got {epochs}")
@@ -193,7 +245,7 @@ def fit(
     test, train = order[:n_test], order[n_test:]
     obs = torch.from_numpy(data.observations)
     masks = torch.from_numpy(data.masks)
-    actions = torch.from_numpy(data.actions)
+    targets = torch.from_numpy(data.targets)
     returns = torch.from_numpy(data.returns)
     optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
     policy.set_training_mode(True)
@@ -203,7 +255,8 @@ def fit(
         for start in range(0, len(train), batch_size):
             idx = torch.from_numpy(train[start : start + batch_size])
             dist = policy.get_distribution(obs[idx], action_masks=masks[idx])
-            policy_loss = -dist.log_prob(actions[idx]).mean()
+            logits = dist.distribution.logits
+            policy_loss = _target_nll(logits, targets[idx]).mean()
             values = policy.predict_values(obs[idx]).flatten()
             value_loss = torch.nn.functional.mse_loss(values, returns[idx])
             loss = policy_loss + vf_coef * value_loss
@@ -219,11 +272,24 @@ def fit(
         idx = torch.from_numpy(test)
         dist = policy.get_distribution(obs[idx], action_masks=masks[idx])
         logits = dist.distribution.logits
-        agreement = float((logits.argmax(dim=1) == actions[idx]).float().mean())
-        policy_loss = float(-dist.log_prob(actions[idx]).mean())
+        hits = targets[idx].gather(1, logits.argmax(dim=1, keepdim=True)).flatten()
+        agreement = float(hits.float().mean())
+        policy_loss = float(_target_nll(logits, targets[idx]).mean())
         values = policy.predict_values(obs[idx]).flatten()
         value_loss = float(torch.nn.functional.mse_loss(values, returns[idx]))
-    return FitReport(epochs, len(train), len(test), agreement, policy_loss, value_loss)
+        exact = torch.from_numpy(data.exact[test])
+        n_exact = int(exact.sum())
+        exact_agreement = float(hits[exact].float().mean()) if n_exact else None
+    return FitReport(
+        epochs,
+        len(train),
+        len(test),
+        agreement,
+        policy_loss,
+        value_loss,
+        n_exact,
+        exact_agreement,
+    )
 
 
 __all__ = ["Demonstrations", "FitReport", "collect", "fit"]

@@ -94,6 +94,9 @@ class TrainConfig:
     """Adam learning rate of the imitation phase"""
     warm_start_workers: int = 1
     """processes collecting the teacher's games"""
+    warm_start_exact: bool = False
+    """label the positions the game's exact solver values with every optimal move
+    (German Whist: stage 2) instead of the teacher's move"""
 
     def validate(self) -> None:
         """Raise ValueError for an inconsistent config."""
@@ -146,6 +149,15 @@ class TrainConfig:
                 )
             except ValueError as err:
                 raise ValueError(f"warm_start: {err}") from None
+        if self.warm_start_exact:
+            from .. import agents as agents_mod
+
+            if not self.warm_start:
+                raise ValueError("warm_start_exact needs a warm_start teacher")
+            try:
+                agents_mod.exact_moves(self.env)
+            except ValueError as err:
+                raise ValueError(f"warm_start_exact: {err}") from None
 
 
 def _field_types() -> dict[str, Any]:
@@ -469,6 +481,7 @@ def warm_start(model, config: TrainConfig, progress: bool) -> imitation.FitRepor
             noise=config.warm_start_noise,
             workers=config.warm_start_workers,
             progress=bar.update,
+            exact=config.warm_start_exact,
         )
     with tqdm(
         total=config.warm_start_epochs,

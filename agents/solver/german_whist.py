@@ -712,6 +712,35 @@ def best_stage2_card(
     return best
 
 
+def optimal_moves(
+    game: GermanWhist, state: State, solver: Stage2Solver | None = None
+) -> list[int] | None:
+    """Every legal card that keeps the exact value of a stage-2 position, or None
+    before stage 2 (the solver knows nothing exact there).
+
+    German Whist: the cards that keep a won position won; in a lost position the cards
+    that take the most tricks. Honeymoon Whist: the cards that take the most tricks.
+    The imitation warm start (`parlour.training.imitation`) uses these as its labels:
+    any of them is as good as the teacher's choice among them.
+    """
+    if state.phase != Phase.PLAY or state.stage != 2:
+        return None
+    pos = Stage2Position.from_state(state)
+    ps = PositionSolver(game, state.trump_mask, solver)
+    seat = pos.to_play
+    classes = ps.classes(pos)
+    if len(classes) > 1 and not game.honeymoon:
+        need = german_target(pos, seat)
+        winning = [cls for cls in classes if ps.after(pos, cls[0], seat, need)]
+        if winning:
+            return sorted(c for cls in winning for c in cls)
+    if len(classes) > 1:
+        values = [ps.max_tricks_after(pos, cls[0], seat) for cls in classes]
+        best = max(values)
+        classes = [cls for cls, v in zip(classes, values, strict=True) if v == best]
+    return sorted(c for cls in classes for c in cls)
+
+
 def _natural_order(
     lay: Layout, pos: Stage2Position, classes: list[list[int]]
 ) -> list[list[int]]:
@@ -1469,6 +1498,7 @@ __all__ = [
     "default_margin",
     "make_agent",
     "move_values",
+    "optimal_moves",
     "pimc_card",
     "pimc_values",
     "random_stage2_state",
