@@ -3,6 +3,8 @@
 
 ``make(spec, env_name)`` builds one. A heuristic spec may switch the bot's options (the
 seed's strategy tips) on with ``+name`` or off with ``-name``, comma-separated.
+``endgame:SPEC`` is the agent ``SPEC`` corrected by the game's exact solver where it can
+value the position (`EndgameAgent`).
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from .base import Agent, RandomAgent, Turn
+from .base import Agent, EndgameAgent, RandomAgent, Turn
 
 # env name -> "module:Class" of its heuristic bot
 HEURISTICS = {
@@ -103,6 +105,15 @@ def make(spec: str, env_name: str, seed: int | None = None, **context: Any) -> A
             seed=seed,
             deterministic=mode != "sample",
         )
+    if kind == "endgame":
+        if not arg:
+            raise ValueError(
+                "write endgame:SPEC, e.g. endgame:ckpt:PATH (SPEC corrected by the "
+                "exact solver where it can value the position)"
+            )
+        return EndgameAgent(
+            make(arg, env_name, seed=seed, **context), exact_moves(env_name)
+        )
     if env_name in EXTRA_AGENTS:
         mod, fn = EXTRA_AGENTS[env_name].split(":")
         return getattr(importlib.import_module(mod), fn)(kind, arg, seed)
@@ -116,6 +127,7 @@ __all__ = [
     "EXACT_MOVES",
     "HEURISTICS",
     "Agent",
+    "EndgameAgent",
     "RandomAgent",
     "Turn",
     "exact_moves",

@@ -10,7 +10,7 @@ bot's choice does not move.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -109,3 +109,26 @@ class SwitchedBot(Agent):
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:
             self.rng = np.random.default_rng(seed)
+
+
+class EndgameAgent(Agent):
+    """``endgame:SPEC``: the agent ``SPEC``, corrected by the game's exact solver where
+    the solver can value the position (`parlour.agents.EXACT_MOVES`; German Whist:
+    stage 2). There it keeps ``SPEC``'s move when that move is optimal and otherwise
+    plays the first optimal one. Against the plain agent it measures what the agent's
+    mistakes in those positions cost (`docs/results.md`)."""
+
+    def __init__(self, base: Agent, optimal_moves: Callable[[Game, Any], Any]):
+        self.base = base
+        self.optimal_moves = optimal_moves
+        self.spec = f"endgame:{base.spec}"
+
+    def reset(self, seed: int | None = None) -> None:
+        self.base.reset(seed)
+
+    def act(self, turn: Turn) -> int:
+        action = self.base.act(turn)
+        best = self.optimal_moves(turn.game, turn.state)
+        if best is None or action in best:
+            return action
+        return best[0]

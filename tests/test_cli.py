@@ -210,6 +210,15 @@ def test_demo_smoke(tmp_path, capsys):
     assert (run / "warm_start.json").exists()
 
 
+def test_demo_without_a_teacher(tmp_path, capsys):
+    """--teacher-games 0 turns the warm start off, solver labels included."""
+    run = tmp_path / "demo"
+    args = ["demo", "--steps", "256", "--eval-games", "4", "--teacher-games", "0"]
+    assert main([*args, "--quiet", "--run-dir", str(run)]) == 0
+    assert "imitation" not in capsys.readouterr().out
+    assert not (run / "warm_start.json").exists()
+
+
 def test_demo_rejects_negative_teacher_games(capsys):
     with pytest.raises(SystemExit) as err:
         main(["demo", "--teacher-games", "-1"])

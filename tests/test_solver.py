@@ -522,6 +522,53 @@ def test_optimal_moves_are_every_card_that_keeps_the_value(variant: str) -> None
     assert variant != "german" or lost > 0
 
 
+def test_endgame_agent_is_its_base_corrected_in_stage_2() -> None:
+    """``endgame:random`` plays random's cards in stage 1 and never blunders a won
+    stage-2 position; where random's card is optimal it keeps it."""
+    corrected = agents.make("endgame:random", "german_whist_v0", seed=5)
+    assert corrected.spec == "endgame:random"
+    quality = sg.stage2_quality(corrected, games=12, seed=2, opponent="random")
+    assert quality.critical > 0 and quality.critical_optimal == quality.critical
+    assert quality.blunders == 0
+    # move by move against a plain random agent with the same seed
+    env = envs.make("german_whist_v0")
+    raw = env.unwrapped
+    plain = RandomAgent(5)
+    corrected.reset(seed=5)
+    env.reset(seed=9)
+    kept = changed = 0
+    for name in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        seat = raw.agent_name_mapping[name]
+        turn = Turn(raw.game, raw.state, seat, obs["observation"], obs["action_mask"])
+        mine, base = corrected.act(turn), plain.act(turn)
+        best = sg.optimal_moves(raw.game, raw.state)
+        if best is None:
+            assert mine == base
+        else:
+            assert mine in best
+            kept += mine == base
+            changed += mine != base
+        env.step(mine)
+    assert kept and changed
+
+
+@pytest.mark.parametrize(
+    ("spec", "env_name", "message"),
+    [
+        ("endgame:", "german_whist_v0", "write endgame:SPEC"),
+        ("endgame:nonsense", "german_whist_v0", "unknown agent kind 'nonsense'"),
+        ("endgame:random", "forty_fives_v0", "no exact solver labels"),
+    ],
+)
+def test_bad_endgame_specs_raise(spec: str, env_name: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        agents.make(spec, env_name)
+
+
 def test_optimal_moves_know_nothing_in_stage_1() -> None:
     game, states = stage1_states("german", 3, seed=4)
     assert all(sg.optimal_moves(game, st) is None for st in states)

@@ -96,7 +96,8 @@ class TrainConfig:
     """processes collecting the teacher's games"""
     warm_start_exact: bool = False
     """label the positions the game's exact solver values with every optimal move
-    (German Whist: stage 2) instead of the teacher's move"""
+    (German Whist: stage 2) instead of the teacher's move (like every warm_start_* key,
+    inert without a warm_start teacher)"""
 
     def validate(self) -> None:
         """Raise ValueError for an inconsistent config."""
@@ -149,11 +150,9 @@ class TrainConfig:
                 )
             except ValueError as err:
                 raise ValueError(f"warm_start: {err}") from None
-        if self.warm_start_exact:
+        if self.warm_start and self.warm_start_exact:
             from .. import agents as agents_mod
 
-            if not self.warm_start:
-                raise ValueError("warm_start_exact needs a warm_start teacher")
             try:
                 agents_mod.exact_moves(self.env)
             except ValueError as err:

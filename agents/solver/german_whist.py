@@ -1242,7 +1242,7 @@ def make_agent(kind: str, arg: str, seed: int | None = None) -> Agent:
         return PIMCAgent(n, seed=seed)
     raise ValueError(
         f"unknown agent kind {kind!r} for german_whist_v0; use random, heuristic, "
-        "heuristic:-tip,+tip, ckpt:PATH, solver or pimc:N"
+        "heuristic:-tip,+tip, ckpt:PATH, endgame:SPEC, solver or pimc:N"
     )
 
 
