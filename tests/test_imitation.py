@@ -225,3 +225,74 @@ def test_exact_labels_need_a_solver_for_the_env():
         imitation.collect("forty_fives_v0", {}, "random", games=1, exact=True)
     # like every warm_start_* key it is inert without a teacher
     config_from_dict({**TINY, "env": "forty_fives_v0", "warm_start_exact": True})
+
+
+# --- the learner's own decisions labelled during self-play ----------------------------
+def test_selfplay_labels_the_learners_stage_2_decisions():
+    """With a labeler and fraction 1 every learner decision the solver values is kept
+    with the observation the learner got and the solver's optimal cards."""
+    from parlour.agents.solver.german_whist import optimal_moves
+
+    env = SelfPlayEnv(
+        "german_whist_v0", seed=3, labeler=optimal_moves, label_fraction=1
+    )
+    rng = np.random.default_rng(0)
+    seen, stage2 = [], 0
+    for _ in range(3):
+        obs, _ = env.reset()
+        done = False
+        while not done:
+            mask = env.action_masks()
+            if obs[8 * 52 + 8] == 1.0:  # the stage-2 flag
+                stage2 += 1
+                seen.append((obs.copy(), mask, optimal_moves(env.game, env.env.state)))
+            obs, _, done, _, _ = env.step(int(rng.choice(np.flatnonzero(mask))))
+    assert stage2 > 0 and len(env.labelled) == stage2
+    for (obs, mask, best), (l_obs, l_mask, l_best) in zip(
+        seen, env.labelled, strict=True
+    ):
+        np.testing.assert_array_equal(obs, l_obs)
+        np.testing.assert_array_equal(mask, l_mask)
+        assert list(l_best) == best and mask[best].all()
+    quiet = SelfPlayEnv(
+        "german_whist_v0", seed=3, labeler=optimal_moves, label_fraction=0
+    )
+    quiet.reset()
+    assert quiet.labelled == []
+
+
+def test_training_passes_over_the_labelled_decisions(tmp_path, one_thread, monkeypatch):
+    """``exact_aux_fraction``: after each PPO update the policy takes one pass over the
+    decisions labelled in the rollout, and the buffers start empty again."""
+    passes = []
+    real = imitation.policy_pass
+
+    def recording(policy, optimizer, obs, masks, targets, batch_size, rng):
+        passes.append((obs, masks, targets))
+        return real(policy, optimizer, obs, masks, targets, batch_size, rng)
+
+    monkeypatch.setattr(imitation, "policy_pass", recording)
+    config = config_from_dict(
+        {**TINY, "env": "german_whist_v0", "exact_aux_fraction": 1.0}
+    )
+    train(config, run_dir=tmp_path, progress=False)
+    assert passes  # a rollout's labels are passed over before the next rollout
+    for obs, masks, targets in passes:
+        assert (obs[:, 8 * 52 + 8] == 1.0).all()  # stage-2 decisions only
+        assert (targets <= masks).all() and targets.any(axis=1).all()
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        ({"exact_aux_fraction": 1.5}, "exact_aux_fraction must lie in"),
+        ({"exact_aux_fraction": -0.1}, "exact_aux_fraction must lie in"),
+        (
+            {"env": "herzeln_v0", "exact_aux_fraction": 0.5},
+            "exact_aux_fraction: no exact solver labels",
+        ),
+    ],
+)
+def test_exact_aux_config_validation(extra, message):
+    with pytest.raises(ValueError, match=message):
+        config_from_dict({**TINY, "env": "german_whist_v0", **extra})

@@ -292,4 +292,37 @@ def fit(
     )
 
 
-__all__ = ["Demonstrations", "FitReport", "collect", "fit"]
+def policy_pass(
+    policy: Any,
+    optimizer: torch.optim.Optimizer,
+    observations: np.ndarray,
+    masks: np.ndarray,
+    targets: np.ndarray,
+    batch_size: int,
+    rng: np.random.Generator,
+) -> float:
+    """One shuffled pass of the target-set loss over the given decisions, in minibatches
+    of ``batch_size``, stepping ``optimizer`` (the policy head only: the value head has
+    no target here). Returns the mean loss. Self-play uses it for the learner's own
+    solver-labelled decisions (``exact_aux_fraction``)."""
+    n = len(observations)
+    obs = torch.as_tensor(observations, dtype=torch.float32)
+    legal = torch.as_tensor(masks, dtype=torch.bool)
+    goal = torch.as_tensor(targets, dtype=torch.bool)
+    order = rng.permutation(n)
+    total = 0.0
+    policy.set_training_mode(True)
+    for start in range(0, n, batch_size):
+        idx = torch.from_numpy(order[start : start + batch_size])
+        dist = policy.get_distribution(obs[idx], action_masks=legal[idx])
+        loss = _target_nll(dist.distribution.logits, goal[idx]).mean()
+        optimizer.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
+        optimizer.step()
+        total += float(loss.detach()) * len(idx)
+    policy.set_training_mode(False)
+    return total / max(1, n)
+
+
+__all__ = ["Demonstrations", "FitReport", "collect", "fit", "policy_pass"]

@@ -110,6 +110,8 @@ class SelfPlayEnv(gym.Env):
         seed: int | None = None,
         learner_seats: Sequence[int] | None = None,
         on_episode: Callable[[str, float], None] | None = None,
+        labeler: Callable[[Any, Any], Sequence[int] | None] | None = None,
+        label_fraction: float = 0.0,
     ):
         super().__init__()
         self.env_name = env_name
@@ -134,6 +136,12 @@ class SelfPlayEnv(gym.Env):
         self.agent = self.env.possible_agents[0]
         self.players: list[Agent | None] = []
         self.opponent_kind = ""
+        # The learner's own decisions labelled by an exact solver (`labeler`: game,
+        # state -> optimal actions or None), a ``label_fraction`` of them drawn at
+        # random: (observation, mask, optimal actions). The trainer empties the list.
+        self.labeler, self.label_fraction = labeler, label_fraction
+        self.labelled: list[tuple[np.ndarray, np.ndarray, Sequence[int]]] = []
+        self._label_rng = np.random.default_rng(None if seed is None else seed + 1)
 
     # --- gymnasium API ----------------------------------------------------------------
     def reset(
@@ -191,7 +199,12 @@ class SelfPlayEnv(gym.Env):
         return self.game.current_player(self.env.state) == TERMINAL
 
     def _observation(self) -> np.ndarray:
-        return self.game.observe(self.env.state, self.seat)
+        obs = self.game.observe(self.env.state, self.seat)
+        if self.labeler is not None and self._label_rng.random() < self.label_fraction:
+            best = self.labeler(self.game, self.env.state)
+            if best is not None:
+                self.labelled.append((obs.copy(), self.action_masks(), best))
+        return obs
 
     def _play_others(self) -> None:
         """Let the other seats act until the learner is to move or the game ends."""

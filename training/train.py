@@ -98,6 +98,11 @@ class TrainConfig:
     """label the positions the game's exact solver values with every optimal move
     (German Whist: stage 2) instead of the teacher's move (like every warm_start_* key,
     inert without a warm_start teacher)"""
+    exact_aux_fraction: float = 0.0
+    """during self-play, this fraction of the learner's decisions in positions the
+    game's exact solver values (German Whist: stage 2) is labelled with every optimal
+    move, and after each PPO update the policy takes one pass over them (the
+    warm start's set loss, PPO's optimiser); 0 = off"""
 
     def validate(self) -> None:
         """Raise ValueError for an inconsistent config."""
@@ -150,6 +155,17 @@ class TrainConfig:
                 )
             except ValueError as err:
                 raise ValueError(f"warm_start: {err}") from None
+        if not 0 <= self.exact_aux_fraction <= 1:
+            raise ValueError(
+                f"exact_aux_fraction must lie in [0, 1], got {self.exact_aux_fraction}"
+            )
+        if self.exact_aux_fraction > 0:
+            from .. import agents as agents_mod
+
+            try:
+                agents_mod.exact_moves(self.env)
+            except ValueError as err:
+                raise ValueError(f"exact_aux_fraction: {err}") from None
         if self.warm_start and self.warm_start_exact:
             from .. import agents as agents_mod
 
@@ -302,9 +318,20 @@ def train(
         max_snapshots=config.max_snapshots,
     )
 
+    labeler = None
+    if config.exact_aux_fraction > 0:
+        from .. import agents as agents_mod
+
+        labeler = agents_mod.exact_moves(config.env)
+
     def make_env(i: int):
         return lambda: SelfPlayEnv(
-            config.env, config.env_options, pool=pool, seed=config.seed * 1000 + i
+            config.env,
+            config.env_options,
+            pool=pool,
+            seed=config.seed * 1000 + i,
+            labeler=labeler,
+            label_fraction=config.exact_aux_fraction,
         )
 
     vec_env = DummyVecEnv([make_env(i) for i in range(config.n_envs)])
@@ -636,6 +663,7 @@ class _TrainingCallback(BaseCallback):
         self.rollout_start_steps = 0
         self.next: dict[str, int] = {}
         self.recent: dict[str, list[float]] = {}
+        self.aux_rng = np.random.default_rng(config.seed + 17)
 
     def _on_training_start(self) -> None:
         steps = self.num_timesteps
@@ -667,6 +695,7 @@ class _TrainingCallback(BaseCallback):
     def _on_rollout_start(self) -> None:
         steps = self.num_timesteps
         self.rollout_start_steps = steps
+        self._exact_pass()
         if steps >= self.next["snapshot"]:
             self.pool.add_snapshot(self.actor(), f"self@{steps}")
             self.next["snapshot"] = _next_multiple(steps, self.config.snapshot_every)
@@ -681,6 +710,32 @@ class _TrainingCallback(BaseCallback):
             for r in rows:
                 self.logger.record(f"eval/win_rate_vs_{r['opponent']}", r["win_rate"])
             self.next["eval"] = _next_multiple(steps, self.config.eval_every)
+
+    def _exact_pass(self) -> None:
+        """After a PPO update: one pass of the set loss over the learner's decisions
+        that the solver labelled during the last rollout (``exact_aux_fraction``). Done
+        before the checkpoint, so a checkpoint holds it."""
+        rows = []
+        for env in self.training_env.envs:
+            rows += env.unwrapped.labelled
+            env.unwrapped.labelled = []
+        if not rows:
+            return
+        n_actions = rows[0][1].shape[0]
+        targets = np.zeros((len(rows), n_actions), dtype=bool)
+        for i, (_, _, best) in enumerate(rows):
+            targets[i, list(best)] = True
+        loss = imitation.policy_pass(
+            self.model.policy,
+            self.model.policy.optimizer,
+            np.stack([r[0] for r in rows]),
+            np.stack([r[1] for r in rows]),
+            targets,
+            self.config.batch_size,
+            self.aux_rng,
+        )
+        self.logger.record("train/exact_aux_loss", loss)
+        self.logger.record("train/exact_aux_decisions", len(rows))
 
     def _on_step(self) -> bool:
         if self.bar is not None:
