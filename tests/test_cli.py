@@ -208,6 +208,8 @@ def test_demo_smoke(tmp_path, capsys):
     assert "imitation of the heuristic bot over 3 games" in out
     assert (run / "learning_curve.png").exists()
     assert (run / "warm_start.json").exists()
+    # few teacher games: the teacher's own labels, not the config's solver labels
+    assert json.loads((run / "config.json").read_text())["warm_start_exact"] is False
 
 
 def test_demo_without_a_teacher(tmp_path, capsys):
