@@ -159,20 +159,17 @@ class TrainConfig:
             raise ValueError(
                 f"exact_aux_fraction must lie in [0, 1], got {self.exact_aux_fraction}"
             )
-        if self.exact_aux_fraction > 0:
+        uses_labels = {
+            "exact_aux_fraction": self.exact_aux_fraction > 0,
+            "warm_start_exact": bool(self.warm_start) and self.warm_start_exact,
+        }
+        for key in (k for k, used in uses_labels.items() if used):
             from .. import agents as agents_mod
 
             try:
                 agents_mod.exact_moves(self.env)
             except ValueError as err:
-                raise ValueError(f"exact_aux_fraction: {err}") from None
-        if self.warm_start and self.warm_start_exact:
-            from .. import agents as agents_mod
-
-            try:
-                agents_mod.exact_moves(self.env)
-            except ValueError as err:
-                raise ValueError(f"warm_start_exact: {err}") from None
+                raise ValueError(f"{key}: {err}") from None
 
 
 def _field_types() -> dict[str, Any]:
