@@ -28,6 +28,7 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import DummyVecEnv
 
+from .. import agents as agents_mod
 from .. import envs
 from . import checkpoint as ckpt_io
 from . import imitation
@@ -147,8 +148,6 @@ class TrainConfig:
         if self.warm_start_lr <= 0:
             raise ValueError("warm_start_lr must be positive")
         if self.warm_start:
-            from .. import agents as agents_mod
-
             try:
                 agents_mod.make(
                     self.warm_start, self.env, seed=0, env_options=self.env_options
@@ -159,17 +158,15 @@ class TrainConfig:
             raise ValueError(
                 f"exact_aux_fraction must lie in [0, 1], got {self.exact_aux_fraction}"
             )
-        uses_labels = {
-            "exact_aux_fraction": self.exact_aux_fraction > 0,
-            "warm_start_exact": bool(self.warm_start) and self.warm_start_exact,
-        }
-        for key in (k for k, used in uses_labels.items() if used):
-            from .. import agents as agents_mod
-
-            try:
-                agents_mod.exact_moves(self.env)
-            except ValueError as err:
-                raise ValueError(f"{key}: {err}") from None
+        for key, uses_labels in (
+            ("exact_aux_fraction", self.exact_aux_fraction > 0),
+            ("warm_start_exact", bool(self.warm_start) and self.warm_start_exact),
+        ):
+            if uses_labels:
+                try:
+                    agents_mod.exact_moves(self.env)
+                except ValueError as err:
+                    raise ValueError(f"{key}: {err}") from None
 
 
 def _field_types() -> dict[str, Any]:
@@ -315,11 +312,9 @@ def train(
         max_snapshots=config.max_snapshots,
     )
 
-    labeler = None
-    if config.exact_aux_fraction > 0:
-        from .. import agents as agents_mod
-
-        labeler = agents_mod.exact_moves(config.env)
+    labeler = (
+        agents_mod.exact_moves(config.env) if config.exact_aux_fraction > 0 else None
+    )
 
     def make_env(i: int):
         return lambda: SelfPlayEnv(
