@@ -64,7 +64,7 @@ _JOKER = re.compile(
     r"(?<![\w])(jkh|jkl|high\s+joker|low\s+joker|joker\s+high|joker\s+low)(?![\w])",
     re.IGNORECASE,
 )
-_NUMBER = re.compile(r"(?<![\w.])(\d+)(?![\w.])")
+_NUMBER = re.compile(r"(?<![\w.])(\d+)(?!\w|\.\d)")
 _STANDALONE_SUIT = re.compile(rf"(?<![\w])({_SUIT_ANY})(?![\w])", re.IGNORECASE)
 _MARKER = re.compile(r"move\s*:", re.IGNORECASE)
 
