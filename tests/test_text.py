@@ -115,6 +115,22 @@ PARSER_TABLE = [
         ],
     ),
     (
+        # a rob decision offered together with the first card (the rob question may
+        # come at the ace holder's first turn to play): a bare card is the card
+        "forty_fives_v0",
+        {"players": 4},
+        ["2C", "9H", "AS", "rob:2C", "rob:9H", "norob"],
+        [
+            ("2C", "2C"),
+            ("I play the nine of hearts", "9H"),
+            ("rob 2C", "rob:2C"),
+            ("rob:9h", "rob:9H"),
+            ("no rob", "norob"),
+            ("rob AS", "illegal"),
+            ("rob", "ambiguous"),
+        ],
+    ),
+    (
         "forty_fives_v0",
         {"players": 4, "variant": "auction"},
         ["pass", "bid:20", "bid:25", "bid:30"],

@@ -104,6 +104,10 @@ class TextEnv:
 
     @property
     def agent_selection(self) -> str:
+        """The agent name of the seat to answer (``"player_i"``); RuntimeError once
+        the game is over."""
+        if self.done:
+            raise RuntimeError("the game is over; nobody is to answer")
         return self.env.unwrapped.possible_agents[self.seat]
 
     @property

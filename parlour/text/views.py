@@ -26,6 +26,10 @@ def _suits(bits: int) -> str:
     return ", ".join(SUIT_WORDS[s] for s in range(4) if bits >> s & 1) or "none"
 
 
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
 def _you(seat: int, p: int) -> str:
     return f"player_{p}" + (" (you)" if p == seat else "")
 
@@ -57,7 +61,9 @@ def german_whist(game: Any, state: Any, seat: int) -> str:
             "both hands are open."
         )
     hand = state.hands[seat]
-    lines.append(f"Your hand ({hand.bit_count()} cards): {_cards(game, hand)}")
+    lines.append(
+        f"Your hand ({_plural(hand.bit_count(), 'card')}): {_cards(game, hand)}"
+    )
     if stage2:
         lines.append(
             f"Opponent player_{opp}'s hand (open): {_cards(game, state.hands[opp])}"
@@ -148,7 +154,9 @@ def forty_fives(game: Any, state: Any, seat: int) -> str:
         if state.bidder >= 0:
             lines.append(f"Contract: {_you(seat, state.bidder)} bid {state.contract}.")
     hand = state.hands[seat]
-    lines.append(f"Your hand ({hand.bit_count()} cards): {_cards(game, hand)}")
+    lines.append(
+        f"Your hand ({_plural(hand.bit_count(), 'card')}): {_cards(game, hand)}"
+    )
     if game.auction and state.put_away[seat]:
         lines.append(
             f"Your discards (face down, only you know them): "
@@ -161,7 +169,7 @@ def forty_fives(game: Any, state: Any, seat: int) -> str:
         if game.auction and state.phase >= Phase.DISCARD:
             extra = f", discarded {state.discards[p]}, drew {state.drawn[p]}"
         lines.append(
-            f"player_{p}: {state.hands[p].bit_count()} cards, tricks "
+            f"player_{p}: {_plural(state.hands[p].bit_count(), 'card')}, tricks "
             f"{state.tricks_won[p]}{extra}"
         )
     lines.append(f"Your tricks: {state.tricks_won[seat]}")
@@ -204,9 +212,11 @@ def fuenfzehnern(game: Any, state: Any, seat: int) -> str:
     if state.zwang_suits:
         lines.append(f"Zwang announced this deal in: {_suits(state.zwang_suits)}.")
     hand = state.hands[seat]
-    lines.append(f"Your hand ({hand.bit_count()} cards): {_cards(game, hand)}")
+    lines.append(
+        f"Your hand ({_plural(hand.bit_count(), 'card')}): {_cards(game, hand)}"
+    )
     for p in range(n):
-        held = "" if p == seat else f"{state.hands[p].bit_count()} cards, "
+        held = "" if p == seat else f"{_plural(state.hands[p].bit_count(), 'card')}, "
         lines.append(
             f"{_you(seat, p)}: {held}tricks {state.tricks[p]}, card points "
             f"{state.points[p]}, game points so far {state.scores[p]}"
@@ -241,7 +251,7 @@ def fuenfzehnern(game: Any, state: Any, seat: int) -> str:
 
 # --- Herzeln --------------------------------------------------------------------------
 def herzeln(game: Any, state: Any, seat: int) -> str:
-    from ..envs.herzeln.observation import CONTRACT_TITLES, _layout_lines
+    from ..envs.herzeln.observation import CONTRACT_TITLES
     from ..envs.herzeln.state import Phase
 
     n = game.num_players
@@ -252,9 +262,11 @@ def herzeln(game: Any, state: Any, seat: int) -> str:
         f"dealer is player_{state.dealer}."
     ]
     hand = state.hands[seat]
-    lines.append(f"Your hand ({hand.bit_count()} cards): {_cards(game, hand)}")
+    lines.append(
+        f"Your hand ({_plural(hand.bit_count(), 'card')}): {_cards(game, hand)}"
+    )
     for p in range(n):
-        held = "" if p == seat else f"{state.hands[p].bit_count()} cards, "
+        held = "" if p == seat else f"{_plural(state.hands[p].bit_count(), 'card')}, "
         extra = (
             f"tricks {state.tricks[p]}"
             if k != 7
@@ -285,7 +297,7 @@ def herzeln(game: Any, state: Any, seat: int) -> str:
                 + f"; won by {_you(seat, winner)}."
             )
     if k == 7:
-        lines.extend(_layout_lines(game, state))
+        lines.extend(_domino_layout(game, state))
         lines.append(f"Cards on the layout: {_cards(game, state.laid)}")
         if state.passes:
             lines.append(f"Passes in a row: {state.passes}.")
@@ -299,6 +311,28 @@ def herzeln(game: Any, state: Any, seat: int) -> str:
             )
         )
     return "\n".join(lines)
+
+
+def _domino_layout(game: Any, state: Any) -> list[str]:
+    """The Domino line(s): the rank at each end, in the order the line is built."""
+    from ..envs.herzeln.rules import GAME_ORDER_LOW_FIRST, NATURAL_ORDER_LOW_FIRST
+
+    order = NATURAL_ORDER_LOW_FIRST if game.per_suit else GAME_ORDER_LOW_FIRST
+    if game.num_players == 3:
+        order = tuple(r for r in order if r not in ("7", "8"))
+    out = []
+    for ln in range(game.num_lines):
+        name = f"row {SUITS[ln]} ({SUIT_WORDS[ln]})" if game.per_suit else "the line"
+        if state.line_top[ln] < 0:
+            out.append(f"Layout, {name}: not opened yet")
+            continue
+        laid = state.laid & game.line_cards[ln]
+        out.append(
+            f"Layout, {name}: {_plural(laid.bit_count(), 'card')}; bottom end "
+            f"{order[state.line_bottom[ln]]} (next below it goes on the bottom), top "
+            f"end {order[state.line_top[ln]]} (next above it goes on the top)"
+        )
+    return out
 
 
 # --- Fünfzehn – tot -------------------------------------------------------------------
