@@ -36,6 +36,7 @@ from parlour.text import (
     play_game,
     prompt,
     replay,
+    run_text_arena,
     save_records,
     scripted_agent,
     summary,
@@ -508,6 +509,29 @@ def test_records_replay_to_the_same_scores(
     record["moves"][i]["answers"] = [next(n for n in legal if n != move["action"])]
     with pytest.raises(ValueError, match=f"move {i}: read"):
         replay(record)
+
+
+@pytest.mark.parametrize(
+    ("game_name", "game_options"),
+    [("forty_fives_v0", {"players": 4}), ("herzeln_v0", {"num_players": 3})],
+)
+def test_recorded_arena_plays_the_arenas_games(
+    game_name: str, game_options: dict, tmp_path
+) -> None:
+    """run_text_arena plays exactly the games run_arena plays with the same specs and
+    seed, and every recorded game replays to its scores."""
+    path = tmp_path / "arena.jsonl"
+    specs = ["text:scripted", "heuristic"]
+    kw = {"games": 6, "duplicate": True, "seed": 2, "env_options": game_options}
+    recorded = run_text_arena(game_name, specs, path, **kw)
+    plain = run_arena(game_name, specs, **kw)
+    assert recorded.candidate_scores == plain.candidate_scores
+    assert recorded.field_scores == plain.field_scores
+    records = load_records(path)
+    assert len(records) == recorded.games
+    for record in records:
+        assert set(record["seats"]) == set(specs)
+        assert replay(record) == record["scores"]
 
 
 def test_load_records_names_a_bad_line(tmp_path) -> None:

@@ -5,8 +5,9 @@
   the league and the tips harness; ``text:scripted`` is a scripted one for tests.
 - `prompt(game, state, seat, legal)`: the prompt (rules summary of the variant, what
   the seat can see, the legal moves by name); `parse_move` reads an answer leniently.
-- `play_game` records a game (prompts, answers, every move, the scores) for JSONL;
-  `replay` plays a record again and checks the scores.
+- `play_game` records a game (prompts, answers, every move, the scores) for JSONL,
+  `run_text_arena` records every game of an arena run; `replay` plays a record again
+  and checks the scores.
 
 See ``docs/text_agents.md``.
 """
@@ -24,6 +25,7 @@ from .play import (
     play_game,
     prompt,
     replay,
+    run_text_arena,
     save_records,
 )
 from .rules import summary
@@ -44,6 +46,7 @@ __all__ = [
     "play_game",
     "prompt",
     "replay",
+    "run_text_arena",
     "save_records",
     "scripted_agent",
     "summary",

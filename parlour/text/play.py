@@ -289,6 +289,125 @@ def play_game(
     }
 
 
+def _note(log: dict[str, Any], agent: Agent, turn: Turn, action: int) -> None:
+    """Add one move (with a text agent's exchange) to an arena game's log."""
+    if isinstance(agent, TextAgent) and agent.last_exchange is not None:
+        move = dict(agent.last_exchange)
+    else:
+        move = {"seat": turn.seat, "action": turn.game.action_name(int(action))}
+    log["moves"].append(move)
+    log["seats"][turn.seat] = agent.spec
+    # the engine state is updated in place until the next reset: at the end of the
+    # game it holds the final scores
+    log["game"], log["state"] = turn.game, turn.state
+
+
+class _Candidate(Agent):
+    """The arena's candidate, unchanged, with its moves noted in ``log``; its reset
+    carries the deal's seed."""
+
+    def __init__(self, base: Agent, log: dict[str, Any]):
+        self.base, self.log, self.spec = base, log, base.spec
+
+    def reset(self, seed: int | None = None) -> None:
+        self.log["seed"] = seed
+        self.base.reset(seed)
+
+    def act(self, turn: Turn) -> int:
+        action = self.base.act(turn)
+        _note(self.log, self.base, turn, action)
+        return action
+
+
+class _Field(Agent):
+    """The arena's field as ``run_arena`` builds it from a spec (one agent per seat),
+    handed to it as one object: ``run_arena`` resets a field object once per seat in
+    seat order, so each reset goes to that seat's agent, and each turn to the agent of
+    the seat to act. Moves are noted in ``log``."""
+
+    def __init__(self, per_seat: list[Agent], log: dict[str, Any]):
+        self.per_seat, self.log, self.spec = per_seat, log, per_seat[0].spec
+        self._resets = 0
+
+    def reset(self, seed: int | None = None) -> None:
+        self.per_seat[self._resets % len(self.per_seat)].reset(seed)
+        self._resets += 1
+
+    def act(self, turn: Turn) -> int:
+        agent = self.per_seat[turn.seat]
+        action = agent.act(turn)
+        _note(self.log, agent, turn, action)
+        return action
+
+
+def run_text_arena(
+    env_name: str,
+    specs: Sequence[str | Agent],
+    records: str | Path,
+    games: int = 100,
+    duplicate: bool = False,
+    seed: int = 0,
+    env_options: Mapping[str, Any] | None = None,
+    progress: bool = False,
+) -> Any:
+    """`parlour.training.arena.run_arena`, with every game recorded: each game's record
+    (the `play_game` format: every seat's moves, the text seats' prompts and answers,
+    the final scores) is appended to the JSONL file ``records`` as the game ends, so an
+    interrupted run keeps the games it finished. Returns the `ArenaResult`."""
+    from .. import agents as agents_mod
+    from ..training.arena import run_arena
+
+    if len(specs) != 2:
+        raise ValueError(
+            f"give two agent specs (candidate and field), got {len(specs)}"
+        )
+    env_options = dict(env_options or {})
+    num_players = envs.make(env_name, **env_options).unwrapped.game.num_players
+    log: dict[str, Any] = {}
+
+    def new_game() -> None:
+        log.update(moves=[], seats=["?"] * num_players, game=None, state=None)
+
+    new_game()
+
+    def build(spec: str | Agent, agent_seed: int) -> Agent:
+        if isinstance(spec, Agent):
+            return spec
+        return agents_mod.make(spec, env_name, seed=agent_seed, env_options=env_options)
+
+    # The same agents, seeds and resets as run_arena gives plain specs, so a recorded
+    # run plays the games an unrecorded one plays.
+    candidate = _Candidate(build(specs[0], seed), log)
+    field = _Field([build(specs[1], seed + 1 + s) for s in range(num_players)], log)
+    path = Path(records)
+
+    def finished(_: int) -> None:
+        game, state = log["game"], log["state"]
+        record = {
+            "env": env_name,
+            "options": env_options,
+            "seed": log["seed"],
+            "reset_options": None,
+            "seats": log["seats"],
+            "moves": log["moves"],
+            "forfeit": None,
+            "scores": [float(x) for x in game.returns(state)],
+        }
+        save_records([record], path)
+        new_game()
+
+    return run_arena(
+        env_name,
+        [candidate, field],
+        games=games,
+        duplicate=duplicate,
+        seed=seed,
+        env_options=env_options,
+        progress=progress,
+        on_game=finished,
+    )
+
+
 def save_records(records: Iterable[Mapping[str, Any]], path: str | Path) -> int:
     """Append game records to a JSONL file, one game a line; returns how many."""
     count = 0
@@ -394,5 +513,6 @@ __all__ = [
     "prompt",
     "replay",
     "retry_prompt",
+    "run_text_arena",
     "save_records",
 ]
