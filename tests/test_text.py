@@ -51,6 +51,17 @@ def engine(env_name: str, **options: Any) -> Any:
     return envs.make(env_name, **options).unwrapped.game
 
 
+def registered(env_name: str, **engine_has: Any) -> dict[str, Any]:
+    """The options of the first registered variant (``envs.VARIANTS``) whose engine
+    has the given attribute values, e.g. three-player Herzeln, so that the tests do
+    not spell option names that belong to the env."""
+    for options in envs.VARIANTS[env_name]:
+        game = engine(env_name, **options)
+        if all(getattr(game, k) == v for k, v in engine_has.items()):
+            return dict(options)
+    raise LookupError(f"no registered {env_name} variant with {engine_has}")
+
+
 #: (env, options, legal move names, [(answer, expected move or status), …]); an
 #: expected value that is a status ("ambiguous", "illegal", "unreadable") means refused
 PARSER_TABLE = [
@@ -513,7 +524,10 @@ def test_records_replay_to_the_same_scores(
 
 @pytest.mark.parametrize(
     ("game_name", "game_options"),
-    [("forty_fives_v0", {"players": 4}), ("herzeln_v0", {"num_players": 3})],
+    [
+        ("forty_fives_v0", registered("forty_fives_v0", num_players=4)),
+        ("herzeln_v0", registered("herzeln_v0", num_players=3)),
+    ],
 )
 def test_recorded_arena_plays_the_arenas_games(
     game_name: str, game_options: dict, tmp_path
@@ -588,7 +602,8 @@ def test_forfeit_in_a_points_game_puts_the_seat_last() -> None:
     answerer = ScriptedAnswerer(seed=3, bad_rate=0.0)
     quitter = TextAgent(lambda p: "no move", retries=1, fallback="loss")
     players = [TextAgent(answerer, seed=0), quitter, TextAgent(answerer, seed=2)]
-    record = play_game("herzeln_v0", players, seed=9, env_options={"num_players": 3})
+    options = registered("herzeln_v0", num_players=3, contracts=(0,))  # No Hearts
+    record = play_game("herzeln_v0", players, seed=9, env_options=options)
     assert record["forfeit"] == 1
     assert record["moves"][-1]["outcome"] == "forfeit"
     # its first decision comes in trick 1, before anybody has scored

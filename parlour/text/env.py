@@ -135,9 +135,8 @@ class TextEnv:
         if self.done:
             raise RuntimeError("the game is over; call reset() to start another")
         parsed = parse_move(answer, self._legal, self.game)
-        self._move["answers"].append(
-            answer if isinstance(answer, str) else repr(answer)
-        )
+        # an answer that is not text is kept as null (it reads as nothing)
+        self._move["answers"].append(answer if isinstance(answer, str) else None)
         if parsed.status == "ok":
             self._play(
                 parsed.action,

@@ -29,17 +29,28 @@ import numpy as np
 from .. import envs
 from ..agents.base import Agent, Turn
 from ..envs.core.engine import TERMINAL
-from .parse import Parsed, legal_list, parse_move
+from .parse import Parsed, describe, legal_list, parse_move
 from .rules import summary
 from .views import view
 
 FALLBACKS = ("random", "loss")
 
 HOW_TO_ANSWER = (
-    'Answer with exactly one legal move, by its name (for example "{example}"). Other '
-    'spellings are read too ("queen of spades", "Q♠", "bid 20"). If you write '
-    'anything else, end with "MOVE: <move>".'
+    'Answer with exactly one legal move, by its name (for example "{example}").{other}'
+    ' If you write anything else, end with "MOVE: <move>".'
 )
+#: move kind -> an example of another spelling the parser reads
+_SPELLINGS = {
+    "card": '"queen of spades", "Q♠"',
+    "bid": '"bid 20"',
+    "rob": '"rob 7C"',
+    "norob": '"no rob"',
+    "trump": '"hearts"',
+    "discard": '"discard 7C"',
+    "zwang": '"QS with Zwang"',
+    "top": '"QH at the top"',
+    "roll": '"I roll"',
+}
 
 
 def engine_state(env: Any) -> Any:
@@ -52,12 +63,17 @@ def prompt(game: Any, state: Any, seat: int, legal: Sequence[int]) -> str:
     """The plain-text prompt of ``seat`` at ``state``: the variant's rules summary,
     what the seat can see and its legal moves by name."""
     names = [game.action_name(a) for a in legal]
+    kinds = {describe(n).kind for n in names}
+    spellings = [v for k, v in _SPELLINGS.items() if k in kinds]
+    other = (
+        f" Other spellings are read too ({', '.join(spellings)})." if spellings else ""
+    )
     return "\n\n".join(
         [
             "RULES\n" + summary(game),
             f"THE TABLE (what player_{seat} can see)\n" + view(game, state, seat),
             f"YOUR MOVE\nYou are player_{seat}. Legal moves: {legal_list(names)}\n"
-            + HOW_TO_ANSWER.format(example=names[0]),
+            + HOW_TO_ANSWER.format(example=names[0], other=other),
         ]
     )
 
@@ -187,12 +203,12 @@ class TextAgent(Agent):
         game = turn.game
         first = prompt(game, turn.state, turn.seat, legal)
         asked = first
-        answers: list[str] = []
+        answers: list[str | None] = []  # None: an answer that was not text
         refusals: list[str] = []
         action: int | None = None
         for attempt in range(self.retries + 1):
             answer = self.ask(asked)
-            answers.append(answer if isinstance(answer, str) else repr(answer))
+            answers.append(answer if isinstance(answer, str) else None)
             parsed: Parsed = parse_move(answer, legal, game)
             if parsed.status == "ok":
                 action = parsed.action

@@ -126,10 +126,9 @@ def forty_fives(game: Any, state: Any, seat: int) -> str:
             )
             + "."
         )
+    who = "side {}" if game.num_teams < n else "player_{}"  # sides, or each alone
     scores = ", ".join(
-        f"{'side' if game.num_teams < n else 'player_'}"
-        f"{' ' if game.num_teams < n else ''}{t} {state.scores[t]}"
-        for t in range(game.num_teams)
+        f"{who.format(t)} {state.scores[t]}" for t in range(game.num_teams)
     )
     lines.append(f"Scores: {scores} (to {game.target}).")
     if state.trump >= 0:
