@@ -4,7 +4,8 @@
 ``make(spec, env_name)`` builds one. A heuristic spec may switch the bot's options (the
 seed's strategy tips) on with ``+name`` or off with ``-name``, comma-separated.
 ``endgame:SPEC`` is the agent ``SPEC`` corrected by the game's exact solver where it can
-value the position (`EndgameAgent`).
+value the position (`EndgameAgent`). ``text:scripted`` is the scripted text player of
+`parlour.text` (prompts in, answers out, sometimes malformed).
 """
 
 from __future__ import annotations
@@ -114,6 +115,17 @@ def make(spec: str, env_name: str, seed: int | None = None, **context: Any) -> A
         return EndgameAgent(
             make(arg, env_name, seed=seed, **context), exact_moves(env_name)
         )
+    if kind == "text":
+        # Text play (parlour.text): only the scripted test player has a spec; a
+        # language model is wrapped in code with parlour.text.TextAgent(ask).
+        if arg != "scripted":
+            raise ValueError(
+                "write text:scripted (the scripted text player); wrap a language "
+                "model with parlour.text.TextAgent(ask) in code"
+            )
+        from ..text import scripted_agent
+
+        return scripted_agent(seed)
     if env_name in EXTRA_AGENTS:
         mod, fn = EXTRA_AGENTS[env_name].split(":")
         return getattr(importlib.import_module(mod), fn)(kind, arg, seed)
