@@ -32,8 +32,8 @@ import itertools
 from collections.abc import Callable
 from typing import Any
 
-from ..envs.core.cards import NO_SUIT, cards_in
-from .base import SwitchedBot, Turn
+from ...envs.core.cards import NO_SUIT, cards_in
+from ..base import SwitchedBot, Turn
 
 #: Each option of the bot and the seed sentences it implements.
 TIPS: dict[str, str] = {
