@@ -15,12 +15,13 @@ import numpy as np
 
 from ... import agents as agents_mod
 from ... import envs
-from ...agents.base import Agent, Turn
+from ...agents.base import Agent
 from ...agents.german_whist.tip_situations import (
     AGREEMENT_TIPS,
     CONTEST_TIPS,
     tip_situations,
 )
+from ..arena import play_game
 from ..stats import wilson
 
 
@@ -86,30 +87,25 @@ def agreement(
     for tip in CONTEST_TIPS:
         result.contests[tip] = {}
     seeds = np.random.SeedSequence(seed).generate_state(deals, dtype=np.uint32).tolist()
+    def count(p: int, action: int) -> None:
+        if p != seat:
+            return
+        for tip, what in tip_situations(game, raw.state, p, action).items():
+            if tip in CONTEST_TIPS:
+                kind, contested = what
+                cell = result.contests[tip].setdefault(kind, [0, 0])
+                cell[0] += contested
+                cell[1] += 1
+            else:
+                result.counts[tip][0] += bool(what)
+                result.counts[tip][1] += 1
+
     for deal_seed in seeds:
         for seat in (0, 1):
             me.reset(seed=deal_seed)
             other.reset(seed=deal_seed + 7919)
-            wrapped.reset(seed=deal_seed)
-            for name in wrapped.agent_iter():
-                p = raw.agent_name_mapping[name]
-                obs, _, terminated, truncated, _ = wrapped.last()
-                if terminated or truncated:
-                    wrapped.step(None)
-                    continue
-                turn = Turn(game, raw.state, p, obs["observation"], obs["action_mask"])
-                action = (me if p == seat else other).act(turn)
-                if p == seat:
-                    for tip, what in tip_situations(game, raw.state, p, action).items():
-                        if tip in CONTEST_TIPS:
-                            kind, contested = what
-                            cell = result.contests[tip].setdefault(kind, [0, 0])
-                            cell[0] += contested
-                            cell[1] += 1
-                        else:
-                            result.counts[tip][0] += bool(what)
-                            result.counts[tip][1] += 1
-                wrapped.step(action)
+            players = [me, other] if seat == 0 else [other, me]
+            play_game(wrapped, players, seed=deal_seed, on_move=count)
             result.games += 1
     wrapped.close()
     return result

@@ -60,6 +60,18 @@ def _seed_quote(h: Hypothesis) -> list[str]:
     return lines
 
 
+def _claim_lines(h: Hypothesis) -> list[str]:
+    """A claim as written down: the seed's words, what is checked, the prediction."""
+    return [
+        *_seed_quote(h),
+        "",
+        f"**Checked:** {h.switch}",
+        "",
+        f"**Predicted:** {h.prediction}",
+        "",
+    ]
+
+
 def render_report(run: TipsRun, chart: str | None = None) -> str:
     """The Markdown report of a run."""
     cfg = run.config
@@ -400,12 +412,7 @@ def _claims_section(run: TipsRun) -> list[str]:
         lines += [
             f"### `{c.name}`",
             "",
-            *_seed_quote(h),
-            "",
-            f"**Checked:** {h.switch}",
-            "",
-            f"**Predicted:** {h.prediction}",
-            "",
+            *_claim_lines(h),
             f"**Found:** {c.finding}",
             "",
         ]
@@ -419,14 +426,7 @@ def _rounds_section(run: TipsRun) -> list[str]:
     h = next((c for c in run.config.claims if c.name == "rule_value_by_seat"), None)
     lines = ["## Seat order and the value of each rule, per round", ""]
     if h is not None:
-        lines += [
-            *_seed_quote(h),
-            "",
-            f"**Checked:** {h.switch}",
-            "",
-            f"**Predicted:** {h.prediction}",
-            "",
-        ]
+        lines += _claim_lines(h)
     lines += [
         "Every player plays the solver's round-optimal policy for the rules in force "
         "(the solver and the env take `rule1`/`rule2` options to switch a rule off). "
@@ -550,14 +550,7 @@ def _seat_order_section(run: TipsRun) -> list[str]:
     h = next((c for c in run.config.claims if c.name == "seat_order"), None)
     lines = ["## Seat order in the whole game", ""]
     if h is not None:
-        lines += [
-            *_seed_quote(h),
-            "",
-            f"**Checked:** {h.switch}",
-            "",
-            f"**Predicted:** {h.prediction}",
-            "",
-        ]
+        lines += _claim_lines(h)
     n, games = so["players"], so["games"]
     lines += [
         f"{games:,} whole games of {n} `{so['spec']}` players (both rules), seat 1 "

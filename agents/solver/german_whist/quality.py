@@ -15,7 +15,7 @@ import numpy as np
 from ....envs.core.cards import cards_in, mask_of
 from ....envs.german_whist.rules import TRICKS_TO_WIN, GermanWhist
 from ....envs.german_whist.state import Phase, State
-from ...base import Agent, Turn
+from ...base import Agent
 from .positions import PositionSolver, Stage2Position, german_target
 from .search import STAGE2_TRICKS
 
@@ -200,6 +200,7 @@ def stage2_quality(
     """
     from .... import agents as agents_mod
     from .... import envs
+    from ....training.arena import play_game
 
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
         raise ValueError(f"games must be a positive integer, got {games!r}")
@@ -219,24 +220,18 @@ def stage2_quality(
     other = build(opponent, seed + 1)
     scores: list[DecisionScore] = []
     seeds = np.random.SeedSequence(seed).generate_state(games, dtype=np.uint32).tolist()
+    def score(p: int, action: int) -> None:
+        if p == seat and raw.state.stage == 2:
+            scored = score_decision(game, raw.state, action)
+            if scored.choice:
+                scores.append(scored)
+
     for i, game_seed in enumerate(seeds):
         seat = i % 2
         me.reset(seed=game_seed)
         other.reset(seed=game_seed + 7919)
-        env.reset(seed=game_seed)
-        for name in env.agent_iter():
-            p = raw.agent_name_mapping[name]
-            obs, _, terminated, truncated, _ = env.last()
-            if terminated or truncated:
-                env.step(None)
-                continue
-            turn = Turn(game, raw.state, p, obs["observation"], obs["action_mask"])
-            action = (me if p == seat else other).act(turn)
-            if p == seat and raw.state.stage == 2:
-                score = score_decision(game, raw.state, action)
-                if score.choice:
-                    scores.append(score)
-            env.step(action)
+        players = [me, other] if seat == 0 else [other, me]
+        play_game(env, players, seed=game_seed, on_move=score)
     env.close()
     return Stage2Quality(
         agent=agent if isinstance(agent, str) else agent.spec,
