@@ -13,7 +13,7 @@ from typing import Any
 
 from ....envs.german_whist.rules import TRICKS_TO_WIN, GermanWhist
 from ....envs.german_whist.state import Phase, State
-from .search import SHARED, Layout, Stage2Solver
+from .search import SHARED, Layout, Stage2Solver, most_reached
 
 
 # --- engine positions -----------------------------------------------------------------
@@ -136,14 +136,7 @@ class PositionSolver:
 
     def max_tricks(self, pos: Stage2Position, seat: int) -> int:
         """The most of the tricks left that ``seat`` can take against best defence."""
-        lo, hi = 0, pos.tricks_left + 1
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            if self.can_take(pos, seat, mid):
-                lo = mid
-            else:
-                hi = mid
-        return lo
+        return most_reached(lambda k: self.can_take(pos, seat, k), pos.tricks_left)
 
     def max_tricks_after(
         self, pos: Stage2Position, card: int, seat: int, lower: int = 0

@@ -8,6 +8,8 @@ a shared transposition table (`SHARED`). The package docstring
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ....envs.core.cards import cards_in, mask_of
 from ....envs.german_whist.rules import GermanWhist
 
@@ -16,6 +18,20 @@ from ....envs.german_whist.rules import GermanWhist
 TT_LIMIT = 500_000
 STAGE2_TRICKS = 13
 _MASK16 = 0xFFFF  # one group word; a search is at most 13 tricks (frames) deep
+
+
+def most_reached(reach: Callable[[int], bool], most: int) -> int:
+    """The largest ``k`` in ``0..most`` with ``reach(k)``, by binary search: ``reach``
+    must hold at 0 and, once false, stay false for larger ``k`` (taking ``k`` tricks
+    means taking every smaller number)."""
+    lo, hi = 0, most + 1
+    while hi - lo > 1:  # reach(lo) holds, reach(hi) does not
+        mid = (lo + hi) // 2
+        if reach(mid):
+            lo = mid
+        else:
+            hi = mid
+    return lo
 
 
 # --- tables over one group word -------------------------------------------------------
@@ -401,14 +417,7 @@ class Stage2Solver:
             while g > 0 and not self.reach(word, leader, g):
                 g -= 1
             return g
-        lo, hi = 0, n + 1
-        while hi - lo > 1:  # reach(lo) holds, reach(hi) does not
-            mid = (lo + hi) // 2
-            if self.reach(word, leader, mid):
-                lo = mid
-            else:
-                hi = mid
-        return lo
+        return most_reached(lambda k: self.reach(word, leader, k), n)
 
     @staticmethod
     def _cards(word: int) -> int:
