@@ -92,10 +92,11 @@ MINE, THEIRS = 2.0, 1.0
 ROLLOUTS = 8
 
 
-class _Tables:
-    """Per-pack lookups the bot needs (cached by pack size: 24 or 32 cards)."""
+class PackTables:
+    """Per-pack lookups the bot (and the Herzeln solver) needs, cached by pack size (24
+    or 32 cards)."""
 
-    _cache: dict[int, _Tables] = {}
+    _cache: dict[int, PackTables] = {}
 
     def __init__(self, game: Herzeln):
         N = game.N
@@ -113,7 +114,7 @@ class _Tables:
         ]
 
     @classmethod
-    def of(cls, game: Herzeln) -> _Tables:
+    def of(cls, game: Herzeln) -> PackTables:
         key = game.N
         tables = cls._cache.get(key)
         if tables is None:
@@ -211,7 +212,7 @@ class HerzelnHeuristic(SwitchedBot):
     # --- trick play -------------------------------------------------------------------
     def _trick_play(self, v: _View, legal: list[int]) -> int:
         k = v.contract
-        t = _Tables.of(v.game)
+        t = PackTables.of(v.game)
         if k in PENALTY_CONTRACTS:
             return self._avoid(v, t, legal)
         if k == TRICKS:
@@ -225,11 +226,11 @@ class HerzelnHeuristic(SwitchedBot):
         assert k == NO_LAST_TRICK
         return self._no_last_trick(v, t, legal)
 
-    def _higher_out(self, v: _View, t: _Tables, c: int) -> int:
+    def _higher_out(self, v: _View, t: PackTables, c: int) -> int:
         """How many cards of c's suit that beat it the others may still hold."""
         return (t.above[c] & v.out).bit_count()
 
-    def _trick_state(self, v: _View, t: _Tables) -> tuple[int, int, int]:
+    def _trick_state(self, v: _View, t: PackTables) -> tuple[int, int, int]:
         """(suit led, strength of the card winning so far, players still to play after
         me)."""
         lead_suit = t.suit[v.trick[0]]
@@ -240,7 +241,7 @@ class HerzelnHeuristic(SwitchedBot):
         """What card c costs whoever takes it in this contract (positive)."""
         return -v.game.card_value[v.contract][c]
 
-    def _avoid(self, v: _View, t: _Tables, legal: list[int]) -> int:
+    def _avoid(self, v: _View, t: PackTables, legal: list[int]) -> int:
         """Penalty contracts: take as little as possible."""
         if not v.trick:
             if not self.options["duck"]:
@@ -272,14 +273,14 @@ class HerzelnHeuristic(SwitchedBot):
         # Someone after me may still overtake: the lowest winner.
         return self._best(legal, lambda c: (-self._penalty(v, c), -t.strength[c]))
 
-    def _lead_safety(self, v: _View, t: _Tables, c: int) -> tuple:
+    def _lead_safety(self, v: _View, t: PackTables, c: int) -> tuple:
         """How safe leading c is in a penalty contract (higher = safer)."""
         s = t.suit[c]
         voids = sum(1 for p in range(v.n) if p != v.seat and (v.voids[p] >> s) & 1)
         higher = self._higher_out(v, t, c)
         return (higher > 0, -self._penalty(v, c), -voids, higher, -t.strength[c])
 
-    def _grab(self, v: _View, t: _Tables, legal: list[int]) -> int:
+    def _grab(self, v: _View, t: PackTables, legal: list[int]) -> int:
         """Tricks: take as many as possible."""
         if not v.trick:
             masters = [c for c in legal if not self._higher_out(v, t, c)]
@@ -304,7 +305,7 @@ class HerzelnHeuristic(SwitchedBot):
             legal, lambda c: (self._higher_out(v, t, c) > 0, -t.strength[c])
         )
 
-    def _last_trick(self, v: _View, t: _Tables, legal: list[int]) -> int:
+    def _last_trick(self, v: _View, t: PackTables, legal: list[int]) -> int:
         """Last Trick: keep the strongest card for trick 8 and try to lead it."""
         reserve = max(
             cards_in(v.hand),
@@ -329,7 +330,7 @@ class HerzelnHeuristic(SwitchedBot):
                 return self._best(masters, lambda c: t.strength[c])
         return self._best(others, lambda c: -t.strength[c])
 
-    def _no_last_trick(self, v: _View, t: _Tables, legal: list[int]) -> int:
+    def _no_last_trick(self, v: _View, t: PackTables, legal: list[int]) -> int:
         """No Last Trick: shed high cards, keep the safest low card for the end."""
         keep = max(
             cards_in(v.hand), key=lambda c: (self._higher_out(v, t, c), -t.strength[c])

@@ -29,9 +29,11 @@ def play_game(
     players: Sequence[Agent],
     seed: int | None = None,
     options: Mapping | None = None,
+    on_move: Callable[[int, int], None] | None = None,
 ) -> list[float]:
     """Play one episode; ``players[i]`` plays seat ``i``. Returns each seat's total
-    reward."""
+    reward. ``on_move(seat, action)``, if given, sees every decision before it is
+    played (the raw env's state is still the one the seat decided in)."""
     env.reset(seed=seed, options=options)
     raw = env.unwrapped
     totals = [0.0] * len(players)
@@ -43,7 +45,10 @@ def play_game(
             env.step(None)
             continue
         turn = Turn(raw.game, raw.state, seat, obs["observation"], obs["action_mask"])
-        env.step(players[seat].act(turn))
+        action = players[seat].act(turn)
+        if on_move is not None:
+            on_move(seat, action)
+        env.step(action)
     return totals
 
 

@@ -76,15 +76,8 @@ def canonical_chain(game: Fuenfzehnern, chain: list[int]) -> tuple[int, ...]:
     return tuple(out) if game.strict else tuple(out[:1])
 
 
-def unbeatable(cards: int, others: int) -> int:
-    """The engine's `Fuenfzehnern.unbeatable`: cards no card in ``others`` beats."""
-    out = 0
-    for s in range(4):
-        held = cards & SUIT_MASK[s]
-        if held:
-            rivals = others & SUIT_MASK[s]
-            out |= held & ((rivals & -rivals) - 1) if rivals else held
-    return out
+#: cards no card in ``others`` beats: the engine's own rule, so the two cannot differ
+unbeatable = Fuenfzehnern.unbeatable
 
 
 class FuenfzehnernSolver(TrickSolver):

@@ -30,6 +30,7 @@ from ...envs.core.cards import cards_in
 from ...envs.herzeln.rules import DOMINO, TRICKS_PER_DEAL, Herzeln
 from ...envs.herzeln.state import Phase, State
 from ..base import Agent
+from ..herzeln import PackTables
 from .tricks import Knowledge, PIMCAgent, TrickSolver, make_solver_agent
 
 DEFAULT_SAMPLES = 8
@@ -55,14 +56,8 @@ class HerzelnSolver(TrickSolver):
         self.suit = game.suit
         self.suit_mask = game.suit_mask
         n = game.deck.size
-        self.above = [
-            sum(
-                1 << x
-                for x in range(n)
-                if self.suit[x] == self.suit[c] and self.strength[x] > self.strength[c]
-            )
-            for c in range(n)
-        ]
+        # the cards of each card's suit that beat it: the heuristic's per-pack table
+        self.above = PackTables.of(game).above
         #: sort key: suit, then strength high to low
         self.key = [self.suit[c] * 64 - self.strength[c] for c in range(n)]
         self.negative = sum(1 << c for c in range(n) if self.values[c] < 0)
