@@ -429,17 +429,17 @@ def test_mask_is_engine_legal_actions(env_name: str, options: dict) -> None:
     rng = np.random.default_rng(3)
     steps = 0
     while not all(env.terminations.values()) and steps < 300:
-        actor = raw.game.current_player(raw.state)
+        actor = raw.game.current_player(raw.game_state)
         for seat, agent in enumerate(raw.possible_agents):
             mask = env.observe(agent)["action_mask"]
             assert mask.dtype == np.int8
-            legal = raw.game.legal_actions(raw.state) if seat == actor else []
+            legal = raw.game.legal_actions(raw.game_state) if seat == actor else []
             assert np.flatnonzero(mask).tolist() == legal
             assert raw.legal_actions(agent) == legal
-        legal = raw.game.legal_actions(raw.state)
+        legal = raw.game.legal_actions(raw.game_state)
         legal_bits = getattr(raw.game, "legal_bits", None)
         if legal_bits is not None:  # the adapter's fast path, when the engine has one
-            assert cards_in(legal_bits(raw.state)) == legal
+            assert cards_in(legal_bits(raw.game_state)) == legal
         env.step(legal[int(rng.integers(len(legal)))])
         steps += 1
 
@@ -466,7 +466,7 @@ def test_hidden_information(env_name: str, options: dict) -> None:
         env_b.reset(seed=trial, options=opts_b)
         raw_a, raw_b = env_a.unwrapped, env_b.unwrapped
         watcher = raw_a.possible_agents[observer]
-        while same_view(raw_a.state, raw_b.state):
+        while same_view(raw_a.game_state, raw_b.game_state):
             obs_a, obs_b = env_a.observe(watcher), env_b.observe(watcher)
             where = f"trial {trial}, step {compared}: {watcher}'s"
             assert np.array_equal(obs_a["observation"], obs_b["observation"]), (

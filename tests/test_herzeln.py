@@ -109,7 +109,7 @@ def test_pack_per_size(n, size, ranks):
     assert sorted(r[:-1] for r in raw.game.deck.names[: size // 4]) == sorted(
         ranks.split()
     )
-    assert [h.bit_count() for h in raw.state.hands] == [8] * n
+    assert [h.bit_count() for h in raw.game_state.hands] == [8] * n
     assert raw.game.num_actions == 3 * size + 1
 
 
@@ -155,7 +155,7 @@ def test_trick_ranking_ten_above_king(n, led, follow, winner):
     step(env, follow)
     for _ in range(n - 2):
         step(env, names(env)[0])  # a discard: these seats hold no spade
-    assert env.unwrapped.state.tricks[winner] == 1
+    assert env.unwrapped.game_state.tricks[winner] == 1
 
 
 @pytest.mark.parametrize(
@@ -169,7 +169,7 @@ def test_low_german_ranks(led, follow, winner):
     step(env, follow)
     step(env, "AD")
     step(env, "AC")
-    assert env.unwrapped.state.tricks[winner] == 1
+    assert env.unwrapped.game_state.tricks[winner] == 1
 
 
 def test_off_suit_card_never_wins():
@@ -180,7 +180,7 @@ def test_off_suit_card_never_wins():
     step(env, "JS")
     step(env, "AD")
     step(env, "AC")
-    assert env.unwrapped.state.tricks == [0, 1, 0, 0]
+    assert env.unwrapped.game_state.tricks == [0, 1, 0, 0]
 
 
 def test_must_follow_suit():
@@ -214,7 +214,7 @@ def test_dealers_left_leads_first_trick(n, dealer):
     step(env, card)
     for _ in range(n - 1):
         step(env, names(env)[0])
-    assert env.unwrapped.state.tricks[other] == 1
+    assert env.unwrapped.game_state.tricks[other] == 1
     assert to_play(env) == other
 
 
@@ -265,7 +265,7 @@ def test_no_hearts_card_values(n, heart, points):
     for _ in range(n - 2):
         rewards = step(env, names(env)[0])
     assert rewards == [points] + [0] * (n - 1)
-    assert env.unwrapped.state.points[0] == points
+    assert env.unwrapped.game_state.points[0] == points
 
 
 @pytest.mark.parametrize("n", [3, 4])
@@ -294,7 +294,7 @@ def test_contract_scores_exact_deal(n, contract, expected):
         for i, a in enumerate(raw.possible_agents):
             totals[i] += raw.rewards[a]
     assert totals == expected[n]
-    assert raw.game.returns(raw.state) == expected[n]
+    assert raw.game.returns(raw.game_state) == expected[n]
     assert sum(expected[n]) == DEAL_TOTALS[n][CONTRACTS.index(contract)]
 
 
@@ -311,13 +311,13 @@ def test_last_trick_contracts(n, contract, value):
     totals = [0.0] * n
     winners = []
     while not all(raw.terminations.values()):
-        before = list(raw.state.tricks)
+        before = list(raw.game_state.tricks)
         env.step(raw.legal_actions()[0])
         for i, a in enumerate(raw.possible_agents):
             totals[i] += raw.rewards[a]
-        if raw.state.tricks != before:
+        if raw.game_state.tricks != before:
             winners.append(
-                next(p for p in range(n) if raw.state.tricks[p] != before[p])
+                next(p for p in range(n) if raw.game_state.tricks[p] != before[p])
             )
             if len(winners) < 8:
                 assert totals == [0.0] * n  # nothing scores before the last trick
@@ -412,8 +412,8 @@ def test_early_end_option_stops_after_penalty_cards():
     assert all(early.unwrapped.terminations.values())
     assert not any(full.unwrapped.terminations.values())
     play_first_legal(full)
-    assert early.unwrapped.game.returns(early.unwrapped.state) == [-40, 0, 0, 0]
-    assert full.unwrapped.game.returns(full.unwrapped.state) == [-40, 0, 0, 0]
+    assert early.unwrapped.game.returns(early.unwrapped.game_state) == [-40, 0, 0, 0]
+    assert full.unwrapped.game.returns(full.unwrapped.game_state) == [-40, 0, 0, 0]
 
 
 # --- the Domino deal ------------------------------------------------------------------
@@ -498,7 +498,7 @@ def test_domino_builds_at_both_ends_and_turns_the_corner(n):
     ), legal
     for name in script[1:]:
         step(env, name)
-    st = env.unwrapped.state
+    st = env.unwrapped.game_state
     # top end is the lowest rank (after the ace), bottom end is the ace (after the
     # lowest)
     assert st.line_top[0] == 0
@@ -527,7 +527,7 @@ def test_domino_corner_steps_are_enforced(n):
     low = "7" if n == 4 else "9"
     assert tops and all(x.startswith(low) for x in tops)
     raw = env.unwrapped
-    held = raw.game.deck.format_mask(raw.state.hands[to_play(env)]).split()
+    held = raw.game.deck.format_mask(raw.game_state.hands[to_play(env)]).split()
     wrong = next(c for c in held if not c.startswith(low))
     with pytest.raises(IllegalActionError, match="does not fit"):
         env.step(env.unwrapped.action_id(wrong + "@top"))
@@ -612,11 +612,11 @@ def test_domino_finishing_order_and_penalties(n, layout):
             for i, a in enumerate(raw.possible_agents):
                 totals[i] += raw.rewards[a]
             for p in range(n):
-                if raw.state.hands[p] == 0 and p not in order:
+                if raw.game_state.hands[p] == 0 and p not in order:
                     order.append(p)
         assert len(order) == n - 1  # the deal ended when one player still held cards
         last = next(p for p in range(n) if p not in order)
-        assert raw.state.hands[last]
+        assert raw.game_state.hands[last]
         expected = [0.0] * n
         for place, p in enumerate([*order, last]):
             expected[p] = -10.0 * place
@@ -633,7 +633,7 @@ def test_domino_skips_players_who_went_out():
     env.reset(seed=4)
     while not all(raw.terminations.values()):
         p = to_play(env)
-        assert raw.state.hands[p], "a player who went out was asked to play"
+        assert raw.game_state.hands[p], "a player who went out was asked to play"
         env.step(raw.legal_actions()[0])
 
 
@@ -652,7 +652,7 @@ def test_domino_never_blocks(n):
             legal = raw.legal_actions()
             a = legal[rng.integers(len(legal))]
             passes = passes + 1 if a == raw.game.PASS else 0
-            assert passes < n - len(raw.state.out_order)
+            assert passes < n - len(raw.game_state.out_order)
             env.step(a)
 
 
@@ -719,7 +719,7 @@ def test_partie_order_and_rotation(n):
     seen: list[tuple[str, int, int]] = []
     history_len = -1
     while not all(raw.terminations.values()):
-        st = raw.state
+        st = raw.game_state
         if st.deal_no != history_len:
             history_len = st.deal_no
             seen.append((raw.infos["player_0"]["contract"], st.dealer, to_play(env)))
@@ -733,9 +733,9 @@ def test_partie_order_and_rotation(n):
     assert [s[1] for s in seen] == [(1 + i) % n for i in range(8)]
     for _contract, dealer, first in seen:
         assert first == (dealer + 1) % n
-    assert len(raw.state.history) == 8
-    totals = [sum(h[1][p] for h in raw.state.history) for p in range(n)]
-    assert game.returns(raw.state) == totals
+    assert len(raw.game_state.history) == 8
+    totals = [sum(h[1][p] for h in raw.game_state.history) for p in range(n)]
+    assert game.returns(raw.game_state) == totals
     assert sum(totals) == sum(DEAL_TOTALS[n])
 
 
@@ -777,11 +777,11 @@ def test_partie_forced_deals_through_env():
     env.reset(seed=1, options={"deals": deals})
     raw = env.unwrapped
     totals = [0.0] * 4
-    while raw.state.deal_no < 2:
+    while raw.game_state.deal_no < 2:
         env.step(raw.legal_actions()[0])
         for i, a in enumerate(raw.possible_agents):
             totals[i] += raw.rewards[a]
-        assert totals == raw.game.returns(raw.state)
+        assert totals == raw.game.returns(raw.game_state)
     assert totals == [20, -13, 20, 20]
 
 
@@ -794,13 +794,13 @@ def test_rewards_as_each_trick_is_scored():
     for _ in range(3):
         rewards = step(env, names(env)[0])
     # AH, then the lowest ids: JH (seat 2), 8H (seat 3), KH (seat 0): -11 -2 -1 -4
-    assert raw.state.last_trick == (
+    assert raw.game_state.last_trick == (
         1,
         tuple(raw.game.deck.cards(["AH", "JH", "8H", "KH"])),
         1,
     )
     assert rewards == [0, -18, 0, 0]
-    assert raw.game.returns(raw.state) == rewards
+    assert raw.game.returns(raw.game_state) == rewards
 
 
 def test_equal_totals_share_the_win():
@@ -964,8 +964,10 @@ def test_render_names():
     assert env4.unwrapped.action_name(0) == "AS"
     env3 = start(3, suit_deal(3), dealer=2, contract="domino", render_mode="ansi")
     assert "A♠" in env3.render()
-    assert "hidden" not in env3.unwrapped.game.render(env3.unwrapped.state, viewer=0)
-    assert "8 cards" in env3.unwrapped.game.render(env3.unwrapped.state, viewer=0)
+    assert "hidden" not in env3.unwrapped.game.render(
+        env3.unwrapped.game_state, viewer=0
+    )
+    assert "8 cards" in env3.unwrapped.game.render(env3.unwrapped.game_state, viewer=0)
 
 
 @pytest.mark.parametrize(

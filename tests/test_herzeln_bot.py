@@ -17,7 +17,7 @@ def turn_of(env) -> Turn:
     raw = env.unwrapped
     seat = raw.agent_name_mapping[env.agent_selection]
     obs = raw.observe(env.agent_selection)
-    return Turn(raw.game, raw.state, seat, obs["observation"], obs["action_mask"])
+    return Turn(raw.game, raw.game_state, seat, obs["observation"], obs["action_mask"])
 
 
 def start(n: int, hands: list[list[str]], dealer: int, **options):
@@ -86,7 +86,7 @@ def test_bot_plays_legal_moves(options):
     players = [HerzelnHeuristic(seed=s) for s in range(n - 1)] + [RandomAgent(9)]
     for g in range(2):
         totals = play_game(env, players, seed=g)
-        assert totals == env.unwrapped.game.returns(env.unwrapped.state)
+        assert totals == env.unwrapped.game.returns(env.unwrapped.game_state)
 
 
 # --- contract-specific play --------------------------------------------------------

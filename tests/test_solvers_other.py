@@ -262,7 +262,7 @@ def play(env_name, options, specs, seed, on_turn=None):
             env.step(None)
             continue
         turn = agents.Turn(
-            raw.game, raw.state, seat, obs["observation"], obs["action_mask"]
+            raw.game, raw.game_state, seat, obs["observation"], obs["action_mask"]
         )
         action = bots[seat].act(turn)
         assert obs["action_mask"][action] == 1

@@ -42,7 +42,9 @@ def play_game(
         if terminated or truncated:
             env.step(None)
             continue
-        turn = Turn(raw.game, raw.state, seat, obs["observation"], obs["action_mask"])
+        turn = Turn(
+            raw.game, raw.game_state, seat, obs["observation"], obs["action_mask"]
+        )
         env.step(players[seat].act(turn))
     return totals
 

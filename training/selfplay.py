@@ -177,7 +177,7 @@ class SelfPlayEnv(gym.Env):
         terminated = self._done()
         info: dict[str, Any] = {}
         if terminated:
-            final = self.game.returns(self.env.state)[self.seat]
+            final = self.game.returns(self.env.game_state)[self.seat]
             info = {"opponent": self.opponent_kind, "final_return": final}
             self.outcomes.append((self.opponent_kind, final))
             if self.on_episode is not None:
@@ -191,17 +191,17 @@ class SelfPlayEnv(gym.Env):
         """The learner's legal actions as a boolean mask (MaskablePPO's hook)."""
         mask = np.zeros(self.game.num_actions, dtype=bool)
         if not self._done():
-            mask[self.game.legal_actions(self.env.state)] = True
+            mask[self.game.legal_actions(self.env.game_state)] = True
         return mask
 
     # --- internals --------------------------------------------------------------------
     def _done(self) -> bool:
-        return self.game.current_player(self.env.state) == TERMINAL
+        return self.game.current_player(self.env.game_state) == TERMINAL
 
     def _observation(self) -> np.ndarray:
-        obs = self.game.observe(self.env.state, self.seat)
+        obs = self.game.observe(self.env.game_state, self.seat)
         if self.labeler is not None and self._label_rng.random() < self.label_fraction:
-            best = self.labeler(self.game, self.env.state)
+            best = self.labeler(self.game, self.env.game_state)
             if best is not None:
                 self.labelled.append((obs.copy(), self.action_masks(), best))
         return obs
@@ -210,9 +210,11 @@ class SelfPlayEnv(gym.Env):
         """Let the other seats act until the learner is to move or the game ends."""
         env, game = self.env, self.game
         while True:
-            player = game.current_player(env.state)
+            player = game.current_player(env.game_state)
             if player == TERMINAL or player == self.seat:
                 break
             obs = env.observe(env.possible_agents[player])
-            turn = Turn(game, env.state, player, obs["observation"], obs["action_mask"])
+            turn = Turn(
+                game, env.game_state, player, obs["observation"], obs["action_mask"]
+            )
             env.step(self.players[player].act(turn))

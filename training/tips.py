@@ -1070,10 +1070,14 @@ def agreement(
                 if terminated or truncated:
                     wrapped.step(None)
                     continue
-                turn = Turn(game, raw.state, p, obs["observation"], obs["action_mask"])
+                turn = Turn(
+                    game, raw.game_state, p, obs["observation"], obs["action_mask"]
+                )
                 action = (me if p == seat else other).act(turn)
                 if p == seat:
-                    for tip, what in tip_situations(game, raw.state, p, action).items():
+                    for tip, what in tip_situations(
+                        game, raw.game_state, p, action
+                    ).items():
                         if tip in CONTEST_TIPS:
                             kind, contested = what
                             cell = result.contests[tip].setdefault(kind, [0, 0])

@@ -1456,10 +1456,10 @@ def stage2_quality(
             if terminated or truncated:
                 env.step(None)
                 continue
-            turn = Turn(game, raw.state, p, obs["observation"], obs["action_mask"])
+            turn = Turn(game, raw.game_state, p, obs["observation"], obs["action_mask"])
             action = (me if p == seat else other).act(turn)
-            if p == seat and raw.state.stage == 2:
-                score = score_decision(game, raw.state, action)
+            if p == seat and raw.game_state.stage == 2:
+                score = score_decision(game, raw.game_state, action)
                 if score.choice:
                     scores.append(score)
             env.step(action)

@@ -82,7 +82,7 @@ class ParlourAECEnv(AECEnv):
         self._mask_bytes = (n + 7) // 8
         self._legal_bits = getattr(game, "legal_bits", None)
         self._zero_mask = np.zeros(n, dtype=np.int8)
-        self.state = None
+        self.game_state = None
         self.np_random, self.np_random_seed = seeding.np_random(None)
 
     # --- PettingZoo API ---------------------------------------------------------------
@@ -110,7 +110,7 @@ class ParlourAECEnv(AECEnv):
                 f"allowed: {sorted(allowed)}"
             )
         forced = deque(self.game.forced_chance(options))
-        self.state = self.game.new_state()
+        self.game_state = self.game.new_state()
         # Outcomes beyond the first decision (later deals of a match, later dice) are
         # used as their chance nodes come up; any left when the episode ends go unused.
         self._forced = forced
@@ -121,10 +121,10 @@ class ParlourAECEnv(AECEnv):
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
-        self._last_returns = list(self.game.returns(self.state))
+        self._last_returns = list(self.game.returns(self.game_state))
         self._paid = False  # whether self.rewards holds a nonzero payment
         self.agent_selection = self.possible_agents[0]
-        self._finish_step(self.game.current_player(self.state))
+        self._finish_step(self.game.current_player(self.game_state))
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
@@ -147,7 +147,7 @@ class ParlourAECEnv(AECEnv):
             raise IllegalActionError(
                 f"action {action} is out of range 0..{self._num_actions - 1}"
             )
-        game, state = self.game, self.state
+        game, state = self.game, self.game_state
         cumulative = self._cumulative_rewards
         cumulative[agent] = 0.0
         try:
@@ -183,16 +183,16 @@ class ParlourAECEnv(AECEnv):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self.agent_name_mapping[agent]
         return {
-            "observation": self.game.observe(self.state, seat),
+            "observation": self.game.observe(self.game_state, seat),
             "action_mask": self._mask(seat),
         }
 
     def render(self) -> str | None:
         if self.render_mode is None:
             return None
-        if self.state is None:
+        if self.game_state is None:
             raise RuntimeError("call reset() before render()")
-        return self.game.render(self.state)
+        return self.game.render(self.game_state)
 
     def close(self) -> None:
         pass
@@ -210,14 +210,14 @@ class ParlourAECEnv(AECEnv):
         """The legal actions of ``agent`` (default: the agent to act); empty when it is
         not that agent's turn."""
         seat = self.agent_name_mapping[agent or self.agent_selection]
-        if self.game.current_player(self.state) != seat:
+        if self.game.current_player(self.game_state) != seat:
             return []
-        return self.game.legal_actions(self.state)
+        return self.game.legal_actions(self.game_state)
 
     # --- internals --------------------------------------------------------------------
     def _mask(self, seat: int) -> np.ndarray:
         """The int8 action mask of ``seat``: its legal actions; all zeros off-turn."""
-        game, state = self.game, self.state
+        game, state = self.game, self.game_state
         if game.current_player(state) != seat:
             return self._zero_mask.copy()
         if self._legal_bits is not None:
@@ -238,7 +238,7 @@ class ParlourAECEnv(AECEnv):
         """Apply chance outcomes until a player has to decide: the forced ones (reset
         options) first, ``None`` among them meaning "sample this one", then sampled
         ones."""
-        game, state, rng = self.game, self.state, self.np_random
+        game, state, rng = self.game, self.game_state, self.np_random
         current_player, apply = game.current_player, game.apply
         while forced and current_player(state) == CHANCE:
             outcome = forced.popleft()
@@ -256,7 +256,7 @@ class ParlourAECEnv(AECEnv):
 
     def _finish_step(self, player: int) -> None:
         """Publish the engine's info; hand the turn to ``player`` or end the game."""
-        info = self.game.info(self.state)
+        info = self.game.info(self.game_state)
         infos = self.infos
         for a in self.agents:
             infos[a] = info
