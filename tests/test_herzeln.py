@@ -46,7 +46,7 @@ def fill(n: int, fixed: list[list[str]]) -> list[list[str]]:
 
 
 def start(n: int, hands: list[list[str]], dealer: int, **options):
-    env = make(num_players=n, **options)
+    env = make(players=n, **options)
     env.reset(seed=0, options={"deal": {"dealer": dealer, "hands": hands}})
     return env
 
@@ -102,7 +102,7 @@ def test_pack_per_size(n, size, ranks):
     """Seed: "In three-hand games a pack of 24 French playing cards is used … In
     four-player games, the standard German 32-card pack is used"; rules-notes §4.3: 8
     cards each."""
-    env = make(num_players=n)
+    env = make(players=n)
     env.reset(seed=3)
     raw = env.unwrapped
     assert raw.game.deck.size == size
@@ -371,7 +371,7 @@ def test_random_deals_match_reference_and_totals(n, contract):
     """rules-notes §4.3 per-deal totals: No Hearts −33 (4p) / −31 (3p); Tricks +80; No
     Tricks −80; No Queens −80; K♥ −40; Last Trick +40; No Last Trick −40 — and every
     seat's points equal an independent scorer's over random legal play."""
-    env = make(num_players=n, contract=contract)
+    env = make(players=n, contract=contract)
     raw = env.unwrapped
     rng = np.random.default_rng(5)
     for game_no in range(15):
@@ -599,7 +599,7 @@ def test_domino_finishing_order_and_penalties(n, layout):
     remaining players continue to play; the second to go out gets 10 minus points, the
     third 20 and the fourth 30"; rules-notes §4.3: 3 players 0, −10, −20; the deal ends
     when only one player still holds cards, who takes the last place."""
-    env = make(num_players=n, contract="domino", domino_layout=layout)
+    env = make(players=n, contract="domino", domino_layout=layout)
     raw = env.unwrapped
     rng = np.random.default_rng(11)
     for g in range(10):
@@ -628,7 +628,7 @@ def test_domino_finishing_order_and_penalties(n, layout):
 def test_domino_skips_players_who_went_out():
     """Seed: "The remaining players continue to play": a player who is out has no more
     turns."""
-    env = make(num_players=3, contract="domino")
+    env = make(players=3, contract="domino")
     raw = env.unwrapped
     env.reset(seed=4)
     while not all(raw.terminations.values()):
@@ -642,7 +642,7 @@ def test_domino_never_blocks(n):
     """rules-notes §4.3: "With one cyclic line and 4 copies of each rank, the layout
     cannot block while cards remain": fewer consecutive passes than players still in,
     every deal finishes."""
-    env = make(num_players=n, contract="domino")
+    env = make(players=n, contract="domino")
     raw = env.unwrapped
     rng = np.random.default_rng(2)
     for g in range(40):
@@ -712,7 +712,7 @@ def test_partie_order_and_rotation(n):
     each of which is a separate contract"; rules-notes §4.3: "the deal passes clockwise
     each deal, with the deal types always in order 1 to 8"; the contract is in the
     observation."""
-    env = make(num_players=n)
+    env = make(players=n)
     raw = env.unwrapped
     env.reset(seed=7, options={"dealer": 1})
     game = raw.game
@@ -752,7 +752,7 @@ def test_partie_forced_deals_and_scores_as_scored():
     """Reset options: "deals" fixes several deals in order (conventions.md), later
     dealers following the rotation; every deal's points count as they are scored."""
     deals = [{"dealer": 3, "hands": suit_deal(4)}, {"hands": suit_deal(4)}]
-    game = Herzeln(num_players=4)
+    game = Herzeln(players=4)
     forced = game.forced_chance({"deals": deals})
     assert len(forced) == 1 + 2 * 32 and forced[0] == 3
     state = game.new_state()
@@ -773,7 +773,7 @@ def test_partie_forced_deals_through_env():
     """The same through ``env.reset(options={"deals": …})``: rewards as they are
     scored."""
     deals = [{"dealer": 3, "hands": suit_deal(4)}, {"hands": suit_deal(4)}]
-    env = make(num_players=4)
+    env = make(players=4)
     env.reset(seed=1, options={"deals": deals})
     raw = env.unwrapped
     totals = [0.0] * 4
@@ -824,9 +824,9 @@ def test_not_zero_sum_flag():
 @pytest.mark.parametrize(
     "options",
     [
-        {"num_players": 4},
-        {"num_players": 3},
-        {"num_players": 4, "contract": "domino", "domino_layout": "per_suit_rows"},
+        {"players": 4},
+        {"players": 3},
+        {"players": 4, "contract": "domino", "domino_layout": "per_suit_rows"},
     ],
 )
 def test_observation_hides_other_hands(options):
@@ -876,7 +876,7 @@ def test_observation_shows_own_hand_and_card_counts():
 def test_action_names_roundtrip():
     """conventions.md: Domino actions are ``"JS"`` / ``"QH@top"``, ``"9C@bottom"`` /
     ``"pass"``."""
-    game = Herzeln(num_players=4)
+    game = Herzeln(players=4)
     for a in range(game.num_actions):
         assert game.action_id(game.action_name(a)) == a
     assert game.action_name(game.action_id("qh@TOP")) == "QH@top"
@@ -884,14 +884,14 @@ def test_action_names_roundtrip():
     with pytest.raises(ValueError, match="unknown action"):
         game.action_id("QH@middle")
     with pytest.raises(ValueError, match="not in the 24-card pack"):
-        Herzeln(num_players=3).action_id("8S")
+        Herzeln(players=3).action_id("8S")
 
 
 @pytest.mark.parametrize(
     "options, message",
     [
-        ({"num_players": 5}, "num_players"),
-        ({"num_players": True}, "num_players"),
+        ({"players": 5}, "players"),
+        ({"players": True}, "players"),
         ({"episode": "match"}, "episode"),
         ({"episode": "deal"}, "no_hearts, tricks, no_tricks"),
         ({"contract": "hearts"}, "valid contracts: no_hearts, tricks"),
@@ -921,7 +921,7 @@ def test_bad_options(options, message):
 def test_bad_forced_deals(deal, message):
     """Malformed deals raise ValueError naming the problem (conventions.md forced
     deals)."""
-    env = make(num_players=4)
+    env = make(players=4)
     with pytest.raises(ValueError, match=message):
         env.reset(options={"deal": deal})
 
@@ -929,7 +929,7 @@ def test_bad_forced_deals(deal, message):
 def test_bad_forced_deal_sequences():
     """A partie's later dealers follow the rotation; no more deals than the episode
     has."""
-    env = make(num_players=4)
+    env = make(players=4)
     with pytest.raises(ValueError, match="breaks the rotation"):
         env.reset(
             options={
@@ -939,11 +939,11 @@ def test_bad_forced_deal_sequences():
                 ]
             }
         )
-    one = make(num_players=4, contract="tricks")
+    one = make(players=4, contract="tricks")
     with pytest.raises(ValueError, match="the episode has 1"):
         one.reset(options={"deals": [{"hands": suit_deal(4)}] * 2})
     with pytest.raises(ValueError, match="not in the 24-card pack"):
-        make(num_players=3).reset(options={"deal": {"hands": suit_deal(4)[:3]}})
+        make(players=3).reset(options={"deal": {"hands": suit_deal(4)[:3]}})
 
 
 def test_illegal_action_message_lists_legal_actions():
@@ -973,9 +973,9 @@ def test_render_names():
 @pytest.mark.parametrize(
     "options",
     [
-        {"num_players": 3},
-        {"num_players": 3, "domino_layout": "per_suit_rows"},
-        {"num_players": 4, "domino_layout": "per_suit_rows", "early_end": True},
+        {"players": 3},
+        {"players": 3, "domino_layout": "per_suit_rows"},
+        {"players": 4, "domino_layout": "per_suit_rows", "early_end": True},
     ],
 )
 def test_soak_other_variants(options):

@@ -21,7 +21,7 @@ def turn_of(env) -> Turn:
 
 
 def start(n: int, hands: list[list[str]], dealer: int, **options):
-    env = envs.make("herzeln_v0", num_players=n, **options)
+    env = envs.make("herzeln_v0", players=n, **options)
     env.reset(seed=0, options={"deal": {"dealer": dealer, "hands": hands}})
     return env
 
@@ -72,10 +72,10 @@ def test_registered_and_switches():
 @pytest.mark.parametrize(
     "options",
     [
-        {"num_players": 4},
-        {"num_players": 3},
-        {"num_players": 4, "domino_layout": "per_suit_rows"},
-        {"num_players": 3, "contract": "domino", "domino_layout": "per_suit_rows"},
+        {"players": 4},
+        {"players": 3},
+        {"players": 4, "domino_layout": "per_suit_rows"},
+        {"players": 3, "contract": "domino", "domino_layout": "per_suit_rows"},
     ],
 )
 def test_bot_plays_legal_moves(options):
@@ -190,9 +190,9 @@ def test_domino_block_prefers_own_continuations():
 @pytest.mark.parametrize(
     "options",
     [
-        {"num_players": 4},
-        {"num_players": 3},
-        {"num_players": 4, "contract": "domino", "domino_layout": "per_suit_rows"},
+        {"players": 4},
+        {"players": 3},
+        {"players": 4, "contract": "domino", "domino_layout": "per_suit_rows"},
     ],
 )
 def test_choice_ignores_hidden_cards(options):
@@ -242,7 +242,7 @@ def test_beats_random_in_every_contract(n, contract):
         games=games,
         duplicate=True,
         seed=11,
-        env_options={"num_players": n, "contract": contract},
+        env_options={"players": n, "contract": contract},
     )
     margin = result.paired_difference()
     assert margin.low > 0, f"{contract} ({n} players): margin {margin}"
@@ -271,7 +271,7 @@ def test_each_option_helps(base, switch, contract):
             games=600,
             duplicate=True,
             seed=4,
-            env_options={"num_players": 4, "contract": contract},
+            env_options={"players": 4, "contract": contract},
         )
         return r.paired_difference().estimate
 

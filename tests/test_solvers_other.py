@@ -192,7 +192,7 @@ def test_fuenfzehnern_zwang_positions_equal_minimax():
 @pytest.mark.parametrize("players", [3, 4])
 @pytest.mark.parametrize("contract", CONTRACTS[:7])
 def test_herzeln_solver_equals_minimax(players, contract):
-    game = Herzeln(num_players=players, contract=contract)
+    game = Herzeln(players=players, contract=contract)
     rng = np.random.default_rng(players + 3 * CONTRACTS.index(contract))
     for _ in range(4):
         st = advance_random(

@@ -4,7 +4,7 @@ Rules: seed ``001_f4a3b1d029e2542f.txt`` with ``shared/rules-notes.md`` §4; eve
 is in ``docs/games/herzeln.md``.
 
 Agents
-    ``player_0`` … ``player_{n-1}`` for ``num_players`` = 3 (24 French cards, ranked
+    ``player_0`` … ``player_{n-1}`` for ``players`` = 3 (24 French cards, ranked
     A 10 K Q J 9) or 4 (32 German cards, Daus 10 K O U 9 8 7). Play passes clockwise
     (seat ``i`` to ``i + 1``). The first dealer is a reset option
     (``options={"dealer": d}``) or drawn from the env's seeded generator; the deal
@@ -47,7 +47,7 @@ Rewards
     (``infos["winners"]`` at the end).
 
 Options
-    ``num_players`` (3 | 4, default 4); ``episode`` ("partie": the eight deals in the
+    ``players`` (3 | 4, default 4); ``episode`` ("partie": the eight deals in the
     seed's order | "deal": one deal of ``contract``); ``contract`` (no_hearts, tricks,
     no_tricks, no_queens, king_of_hearts, last_trick, no_last_trick, domino; implies
     ``episode="deal"``); ``domino_layout`` ("single_cyclic_line" | "per_suit_rows");
@@ -75,7 +75,7 @@ class raw_env(ParlourAECEnv):  # noqa: N801 - PettingZoo's naming convention
 
     def __init__(
         self,
-        num_players: int = 4,
+        players: int = 4,
         episode: str | None = None,
         contract: str | None = None,
         domino_layout: str = "single_cyclic_line",
@@ -85,7 +85,7 @@ class raw_env(ParlourAECEnv):  # noqa: N801 - PettingZoo's naming convention
     ):
         super().__init__(
             Herzeln(
-                num_players=num_players,
+                players=players,
                 episode=episode,
                 contract=contract,
                 domino_layout=domino_layout,

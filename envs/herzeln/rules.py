@@ -66,10 +66,10 @@ DOMINO_STEP = -10
 
 
 class Herzeln(Game[State]):
-    """Herzeln for ``num_players`` = 3 (24 French cards) or 4 (32 German cards).
+    """Herzeln for ``players`` = 3 (24 French cards) or 4 (32 German cards).
 
     Options:
-        num_players: 3 or 4 (default 4).
+        players: 3 or 4 (default 4).
         episode: ``"partie"`` (the eight deals in the seed's order, dealer rotating) or
             ``"deal"`` (one deal of ``contract``). Default: ``"deal"`` when ``contract``
             is given, else ``"partie"``.
@@ -88,15 +88,15 @@ class Herzeln(Game[State]):
 
     def __init__(
         self,
-        num_players: int = 4,
+        players: int = 4,
         episode: str | None = None,
         contract: str | None = None,
         domino_layout: str = "single_cyclic_line",
         early_end: bool = False,
     ):
-        if isinstance(num_players, bool) or not isinstance(num_players, int):
-            raise ValueError(f"num_players must be 3 or 4, got {num_players!r}")
-        self.num_players = check_choice("num_players", num_players, (3, 4))
+        if isinstance(players, bool) or not isinstance(players, int):
+            raise ValueError(f"players must be 3 or 4, got {players!r}")
+        self.num_players = check_choice("players", players, (3, 4))
         if episode is None:
             episode = "deal" if contract is not None else "partie"
         self.episode = check_choice("episode", episode, EPISODES)
