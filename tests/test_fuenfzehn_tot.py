@@ -574,10 +574,10 @@ def _observations(prefix: list[int], seed: int) -> list[list[np.ndarray]]:
     env.reset(seed=seed, options={"dice": prefix})
     raw = env.unwrapped
     bot = agents.make("threshold:11", ENV)
-    rolls = 0  # each ROLL uses one die, the roll-offs (public in info) the others
+    rolls = 0  # each ROLL uses one die, the roll-offs (public in details()) the others
     seen = [[env.observe(a)["observation"] for a in raw.possible_agents]]
     while True:
-        passes = (p for _, ps in raw.infos["player_0"]["roll_offs"] for p in ps)
+        passes = (p for _, ps in raw.details()["roll_offs"] for p in ps)
         if sum(len(p) for p in passes) + rolls >= len(prefix):
             return seen
         seat = raw.game.current_player(raw.game_state)

@@ -622,7 +622,7 @@ def test_domino_finishing_order_and_penalties(n, layout):
             expected[p] = -10.0 * place
         assert totals == expected
         assert sum(totals) == DEAL_TOTALS[n][7]
-        assert raw.infos[raw.possible_agents[0]]["out_order"] == (*order, last)
+        assert raw.details()["out_order"] == (*order, last)
 
 
 def test_domino_skips_players_who_went_out():
@@ -722,7 +722,7 @@ def test_partie_order_and_rotation(n):
         st = raw.game_state
         if st.deal_no != history_len:
             history_len = st.deal_no
-            seen.append((raw.infos["player_0"]["contract"], st.dealer, to_play(env)))
+            seen.append((raw.details()["contract"], st.dealer, to_play(env)))
             obs = raw.observe(env.agent_selection)["observation"]
             base = game.N + 3 * n * game.N + game.N
             assert obs[base : base + 8].tolist() == [
@@ -808,7 +808,7 @@ def test_equal_totals_share_the_win():
     the win"."""
     env = start(4, suit_deal(4), dealer=3, contract="king_of_hearts")
     play_first_legal(env)
-    info = env.unwrapped.infos["player_0"]
+    info = env.unwrapped.details()
     assert info["scores"] == (0, -40, 0, 0)
     assert info["winners"] == (0, 2, 3)
 

@@ -44,7 +44,7 @@ Rewards
     −20 (, −30) as players go out. Returns are the partie totals so far. NOT zero-sum
     (``game.zero_sum`` is False): one deal distributes −33 (3 players −31), +80, −80,
     −80, −40, +40, −40, −60 (−30). The highest total wins; equal totals share the win
-    (``infos["winners"]`` at the end).
+    (``env.unwrapped.details()["winners"]`` at the end).
 
 Options
     ``players`` (3 | 4, default 4); ``episode`` ("partie": the eight deals in the
@@ -53,12 +53,21 @@ Options
     ``episode="deal"``); ``domino_layout`` ("single_cyclic_line" | "per_suit_rows");
     ``early_end`` (False: play all eight tricks; True: stop a penalty-card deal once its
     penalty cards are all taken); ``illegal_action`` ("raise" | "penalize");
-    ``render_mode`` (None | "ansi").
+    ``render_mode`` (None | "human" | "ansi").
 
 Reset options
     ``dealer``; ``deal`` = ``{"dealer": d, "hands": [[8 names] × n]}``; ``deals`` = a
     list of those for the deals of a partie in order (later dealers follow the
     rotation).
+
+Infos and tools
+    ``infos[agent]`` is ``{"return": float, "illegal_action": bool}`` at every step
+    (what a replay buffer stores); the game's public record is
+    ``env.unwrapped.details()``.
+    ``illegal_action="raise"`` suits tools that use the mask (PettingZoo's ``api_test``
+    and ``seed_test``, TorchRL, Tianshou, MaskablePPO); tools that sample without it
+    (PettingZoo's ``parallel_seed_test``, gymnasium's and SB3's ``check_env`` on
+    ``SelfPlayEnv``) need ``"penalize"``. See ``docs/integrations.md``.
 
 Version history
     v0: first release.
@@ -72,6 +81,8 @@ from .rules import Herzeln
 
 class raw_env(ParlourAECEnv):  # noqa: N801 - PettingZoo's naming convention
     """The unwrapped env; ``env()`` adds PettingZoo's order enforcement."""
+
+    metadata = {**ParlourAECEnv.metadata, "name": "herzeln_v0"}
 
     def __init__(
         self,

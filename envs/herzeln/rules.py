@@ -10,12 +10,12 @@ force any deal.
 
 from __future__ import annotations
 
-import struct
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
+from ..core import picklable
 from ..core.cards import GERMAN_32, SHORT_24, cards_in, mask_of
 from ..core.deal import (
     check_partition,
@@ -199,7 +199,7 @@ class Herzeln(Game[State]):
         self.observation_size = observation.size(self)
         # constants of the observation encoder (its hot path)
         self.obs_seats = tuple(tuple((p + k) % n for k in range(n)) for p in range(n))
-        self.obs_scalars = struct.Struct(f"={5 * n + 2}f")  # native order, like numpy
+        self.obs_scalars = picklable.Struct(f"={5 * n + 2}f")  # native order, as numpy
 
     def __repr__(self) -> str:
         return (
