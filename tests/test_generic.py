@@ -4,7 +4,8 @@ Each test taking ``env_name`` and ``options`` runs once per entry of
 ``parlour.envs.VARIANTS`` (see ``conftest.py``), so a new game is covered as soon as it
 registers. Two checks need to know how a game's forced deals look; they read the
 per-game providers `FORCED_DEALS` and `HIDDEN_INFO_TWINS` below and skip, saying what to
-add, for a game without one.
+add, for a game without one. PettingZoo's own checkers (``api_test``, ``seed_test``,
+``render_test``, the parallel ones) and the trainers' are in ``test_ecosystem.py``.
 
 Timing: the default random soak shares ``SOAK_TOTAL_STEPS`` steps equally among the
 variants (so long episodes, such as a Honeymoon match, get fewer games, and the file's
@@ -18,14 +19,12 @@ import copy
 import random
 import subprocess
 import sys
-import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
-from pettingzoo.test import api_test, seed_test
 from pettingzoo.utils.wrappers import BaseWrapper
 
 from parlour import envs
@@ -272,19 +271,7 @@ def test_unknown_env_name() -> None:
         envs.make("no_such_game_v0")
 
 
-# --- PettingZoo's own checks ----------------------------------------------------------
-def test_pettingzoo_api(env_name: str, options: dict) -> None:
-    with warnings.catch_warnings():
-        # Expected for dict observations with a mask, as for PettingZoo's classic games.
-        warnings.filterwarnings("ignore", message="Observation is not a NumPy array")
-        warnings.filterwarnings("ignore", message="Observation space for each agent")
-        # api_test probes reset with options={"options": 1}: warned about, as any typo
-        warnings.filterwarnings(
-            "ignore", message=r"unknown reset option\(s\) \['options'\]"
-        )
-        api_test(envs.make(env_name, **options), num_cycles=1000)
-
-
+# --- PettingZoo's own checks: tests/test_ecosystem.py ------------------------------
 def test_order_enforcing_like_pettingzoo(env_name: str, options: dict) -> None:
     """Our wrapper reads the env directly but enforces the order as PettingZoo's
     `OrderEnforcingWrapper` does: nothing before reset, step or reset between the
@@ -299,10 +286,6 @@ def test_order_enforcing_like_pettingzoo(env_name: str, options: dict) -> None:
     with pytest.raises(AssertionError, match="need to call step"):
         next(it)
     assert list(env.agent_iter(max_iter=0)) == []
-
-
-def test_pettingzoo_seed(env_name: str, options: dict) -> None:
-    seed_test(lambda: envs.make(env_name, **options), num_cycles=500)
 
 
 # --- seeding and determinism ----------------------------------------------------------
