@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import copy
 import pickle
+import re
 import warnings
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
@@ -398,3 +400,39 @@ def test_selfplay_raise_mode_refuses_illegal_and_non_integer_actions() -> None:
     with pytest.raises(IllegalActionError, match="must be an integer"):
         env.step(legal + 0.7)
     env.step(np.int64(legal))
+
+
+# --- the documented examples ----------------------------------------------------------
+DOC = Path(__file__).resolve().parents[1] / "docs" / "integrations.md"
+
+
+def doc_examples() -> list[tuple[str, str]]:
+    """(section title, code) of each ``python`` block in docs/integrations.md."""
+    out, section = [], ""
+    for part in re.split(r"^```", DOC.read_text(encoding="utf-8"), flags=re.M):
+        if part.startswith("python\n"):
+            out.append((section, part.removeprefix("python\n")))
+        else:
+            titles = re.findall(r"^## (.+)$", part, flags=re.M)
+            section = titles[-1] if titles else section
+    return out
+
+
+@pytest.mark.parametrize(
+    ("section", "code"), doc_examples(), ids=[s for s, _ in doc_examples()]
+)
+def test_integration_docs_examples_run(section: str, code: str) -> None:
+    """Each library's example in docs/integrations.md runs as written."""
+    with warnings.catch_warnings():
+        for message in CHECKER_NOISE:
+            warnings.filterwarnings("ignore", message=message)
+        exec(compile(code, f"docs/integrations.md [{section}]", "exec"), {})
+
+
+def test_integration_docs_cover_every_library() -> None:
+    assert [s for s, _ in doc_examples()] == [
+        "PettingZoo",
+        "gymnasium and Stable-Baselines3",
+        "TorchRL",
+        "Tianshou",
+    ]
