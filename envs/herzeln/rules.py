@@ -203,7 +203,7 @@ class Herzeln(Game[State]):
 
     def __repr__(self) -> str:
         return (
-            f"Herzeln(num_players={self.num_players}, episode={self.episode!r}, "
+            f"Herzeln(players={self.num_players}, episode={self.episode!r}, "
             f"contract={self.contract!r}, domino_layout={self.domino_layout!r})"
         )
 
