@@ -608,7 +608,7 @@ def test_match_deals_must_follow_the_rotation() -> None:
 def test_observation_hides_other_hands() -> None:
     """Observations never reveal another player's hidden cards: swapping unplayed cards
     between player_2 and player_3 changes nothing player_0 or player_1 observes (also
-    after a trick, and the info dict)."""
+    after a trick, and the infos and details() record)."""
     other = [h[:] for h in DEAL_A]
     other[2][other[2].index("8D")], other[3][other[3].index("JC")] = "JC", "8D"
     a, b = start(DEAL_A), start(other)
@@ -621,6 +621,7 @@ def test_observation_hides_other_hands() -> None:
             assert np.array_equal(oa["observation"], ob["observation"])
             assert np.array_equal(oa["action_mask"], ob["action_mask"])
         assert a.infos["player_0"] == b.infos["player_0"]
+        assert a.details() == b.details()
     assert not np.array_equal(
         a.observe("player_2")["observation"], b.observe("player_2")["observation"]
     )
