@@ -504,13 +504,23 @@ def test_bad_options(kwargs: dict, message: str) -> None:
         ({"starter": 4}, r"options\['starter'\] must be a seat number 0..3"),
         ({"starter": "0"}, r"options\['starter'\] must be a seat number"),
         ({"deal": {"hands": []}}, "has no deal; script the dice"),
-        ({"seat": 1}, r"unknown reset option"),
     ],
 )
 def test_bad_reset_options(reset: dict, message: str) -> None:
     env = envs.make(ENV, players=4)
     with pytest.raises(ValueError, match=message):
         env.reset(options=reset)
+
+
+def test_unknown_reset_option_warns_naming_the_allowed_ones() -> None:
+    """A misspelt key (``seat`` for ``starter``) is a warning, not an error
+    (PettingZoo's checkers probe reset with made-up keys), naming the keys that
+    exist."""
+    env = envs.make(ENV, players=4)
+    with pytest.warns(
+        UserWarning, match=r"unknown reset option\(s\) \['seat'\].*'starter'"
+    ):
+        env.reset(options={"seat": 1})
 
 
 def test_bad_actions() -> None:
