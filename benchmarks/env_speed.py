@@ -70,7 +70,7 @@ ENV_ROWS: dict[str, tuple[str, dict[str, Any]]] = {
     "honeymoon": ("german_whist_v0", {"variant": "honeymoon"}),
     "forty_fives": ("forty_fives_v0", {"players": 4}),
     "fuenfzehnern": ("fuenfzehnern_v0", {"players": 4}),
-    "herzeln": ("herzeln_v0", {"num_players": 4}),
+    "herzeln": ("herzeln_v0", {"players": 4}),
     "fuenfzehn_tot": ("fuenfzehn_tot_v0", {"players": 4}),
 }
 VARIANTS = tuple(ENV_ROWS)

@@ -160,9 +160,9 @@ TRICK_GAMES: dict[str, list[tuple[str, dict[str, Any], int]]] = {
         ("Fünfzehnern 3p, deal start (8 cards)", {"players": 3}, 8),
     ],
     "herzeln": [
-        ("Herzeln 4p, 7 contracts, 6 cards", {"num_players": 4}, 6),
-        ("Herzeln 4p, 7 contracts, 7 cards", {"num_players": 4}, 7),
-        ("Herzeln 3p, 7 contracts, deal start", {"num_players": 3}, 8),
+        ("Herzeln 4p, 7 contracts, 6 cards", {"players": 4}, 6),
+        ("Herzeln 4p, 7 contracts, 7 cards", {"players": 4}, 7),
+        ("Herzeln 3p, 7 contracts, deal start", {"players": 3}, 8),
     ],
 }
 ENV_OF = {

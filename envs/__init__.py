@@ -47,11 +47,11 @@ VARIANTS: dict[str, list[dict[str, Any]]] = {
         {"players": 3, "matches": 4, "rule1": False, "rule2": False},
     ],
     "herzeln_v0": [
-        {"num_players": 4},
-        {"num_players": 3, "contract": "no_hearts"},
-        {"num_players": 3, "contract": "domino"},
-        {"num_players": 4, "contract": "domino", "domino_layout": "per_suit_rows"},
-        {"num_players": 4, "contract": "king_of_hearts", "early_end": True},
+        {"players": 4},
+        {"players": 3, "contract": "no_hearts"},
+        {"players": 3, "contract": "domino"},
+        {"players": 4, "contract": "domino", "domino_layout": "per_suit_rows"},
+        {"players": 4, "contract": "king_of_hearts", "early_end": True},
     ],
     "german_whist_v0": [
         {"variant": "german"},

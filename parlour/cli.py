@@ -104,13 +104,15 @@ def cmd_play(args: argparse.Namespace) -> int:
             continue
         seat = raw.agent_name_mapping[name]
         if seat != args.seat:
-            turn = Turn(game, raw.state, seat, obs["observation"], obs["action_mask"])
+            turn = Turn(
+                game, raw.game_state, seat, obs["observation"], obs["action_mask"]
+            )
             action = bots[seat].act(turn)
             print(f"{name} plays {game.action_name(action)}")
             env.step(action)
             continue
         print()
-        print(game.render(raw.state, viewer=args.seat))
+        print(game.render(raw.game_state, viewer=args.seat))
         legal = raw.legal_actions(name)
         action = _ask_move(game, legal)
         if action is None:
@@ -118,7 +120,7 @@ def cmd_play(args: argparse.Namespace) -> int:
             return 0
         env.step(action)
     print()
-    print(game.render(raw.state, viewer=args.seat))
+    print(game.render(raw.game_state, viewer=args.seat))
     mine = totals[you]
     verdict = "You win" if mine > 0 else "You lose" if mine < 0 else "Draw"
     print(f"{verdict} (reward {mine:+g}).")

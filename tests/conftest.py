@@ -4,9 +4,15 @@ by the generic tier without touching the tests."""
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import pytest
+
+# Tianshou compiles its return-computation helpers with numba whenever a policy is
+# built (no on-disk cache): 5-20 s per test process on two cores, for code no test
+# runs. Plain Python is enough here; set NUMBA_DISABLE_JIT=0 to test with the JIT.
+os.environ.setdefault("NUMBA_DISABLE_JIT", "1")
 
 from parlour import envs
 

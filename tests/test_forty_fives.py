@@ -1138,7 +1138,7 @@ def test_env_reset_with_forced_deal_matches_engine():
     """``reset(options={"deal": …})`` deals exactly the given hands and stock."""
     deal = full_deal(SEED_BONUS_HANDS, ["2S"], dealer=3)
     env = env_table(deal)
-    state = env.unwrapped.state
+    state = env.unwrapped.game_state
     for seat, hand in enumerate(SEED_BONUS_HANDS):
         assert DECK.format_mask(state.hands[seat]).split() == sorted(
             hand, key=DECK.card
@@ -1244,7 +1244,7 @@ def test_render_hides_other_hands():
     """The text view for a seat shows only that seat's cards."""
     env = envs.make(ENV, render_mode="ansi")
     env.reset(options={"deal": _good_deal()})
-    game, state = env.unwrapped.game, env.unwrapped.state
+    game, state = env.unwrapped.game, env.unwrapped.game_state
     text = game.render(state, viewer=0)
     assert "K♥" in text and "J♠" not in text
     assert "J♠" in game.render(state)

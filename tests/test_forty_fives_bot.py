@@ -43,7 +43,7 @@ def choice(env, **switches):
     raw = env.unwrapped
     seat = raw.agent_name_mapping[env.agent_selection]
     obs = env.observe(env.agent_selection)
-    turn = Turn(raw.game, raw.state, seat, obs["observation"], obs["action_mask"])
+    turn = Turn(raw.game, raw.game_state, seat, obs["observation"], obs["action_mask"])
     return raw.action_name(FortyFivesHeuristic(seed=0, **switches).act(turn))
 
 
@@ -99,7 +99,7 @@ def test_bot_plays_only_legal_moves(options):
                 continue
             seat = raw.agent_name_mapping[agent]
             turn = Turn(
-                raw.game, raw.state, seat, obs["observation"], obs["action_mask"]
+                raw.game, raw.game_state, seat, obs["observation"], obs["action_mask"]
             )
             action = bots[seat].act(turn)
             assert obs["action_mask"][action] == 1
@@ -220,7 +220,8 @@ def test_bidder_discards_plain_cards_keeps_trumps():
     )
     discarded = []
     while (
-        env.unwrapped.state.to_play == 0 and env.unwrapped.state.phase.name == "DISCARD"
+        env.unwrapped.game_state.to_play == 0
+        and env.unwrapped.game_state.phase.name == "DISCARD"
     ):
         name = choice(env)
         if name == "done":

@@ -68,7 +68,7 @@ class Table:
 
     @property
     def state(self):
-        return self.raw.state
+        return self.raw.game_state
 
     def act(self, name: str) -> None:
         self.env.step(self.game.action_id(name))
@@ -212,11 +212,11 @@ def test_roll_off_is_chance_only() -> None:
     env = envs.make(ENV, players=5)
     env.reset(seed=3)
     raw = env.unwrapped
-    assert raw.state.phase == Phase.HALF1 and raw.state.rolls == 0
-    last_pass = raw.state.rolloffs[0][1][-1]
+    assert raw.game_state.phase == Phase.HALF1 and raw.game_state.rolls == 0
+    last_pass = raw.game_state.rolloffs[0][1][-1]
     lowest = min(face for _, face in last_pass)
-    assert [s for s, f in last_pass if f == lowest] == [raw.state.starter]
-    assert raw.agent_selection == f"player_{raw.state.starter}"
+    assert [s for s, f in last_pass if f == lowest] == [raw.game_state.starter]
+    assert raw.agent_selection == f"player_{raw.game_state.starter}"
 
 
 # --- the first half -------------------------------------------------------------------
@@ -456,18 +456,18 @@ def test_auto_forced_moves_leaves_only_real_choices() -> None:
     env.reset(seed=0, options={"starter": 0, "dice": [4, 5, 5, 5, 1, 1, 3]})
     raw = env.unwrapped
     # player_0: 4 (rolled by itself), he rolls: 9 stands by itself.
-    assert (raw.state.total, raw.state.rolls) == (4, 1)
+    assert (raw.game_state.total, raw.game_state.rolls) == (4, 1)
     env.step(0)
-    assert raw.state.totals[0] == 9
+    assert raw.game_state.totals[0] == 9
     # player_1: 5 by itself; he rolls: 10 must roll, 11 (third roll) must roll, 12.
-    assert (raw.state.total, raw.state.rolls) == (5, 1)
+    assert (raw.game_state.total, raw.game_state.rolls) == (5, 1)
     env.step(0)
-    assert (raw.state.total, raw.state.rolls) == (12, 4)
+    assert (raw.game_state.total, raw.game_state.rolls) == (12, 4)
     rng = np.random.default_rng(0)
     for _ in range(300):
         if all(raw.terminations.values()):
             break
-        assert raw.game.legal_actions(raw.state) == [0, 1]
+        assert raw.game.legal_actions(raw.game_state) == [0, 1]
         env.step(int(rng.integers(2)))
 
 
@@ -504,13 +504,23 @@ def test_bad_options(kwargs: dict, message: str) -> None:
         ({"starter": 4}, r"options\['starter'\] must be a seat number 0..3"),
         ({"starter": "0"}, r"options\['starter'\] must be a seat number"),
         ({"deal": {"hands": []}}, "has no deal; script the dice"),
-        ({"seat": 1}, r"unknown reset option"),
     ],
 )
 def test_bad_reset_options(reset: dict, message: str) -> None:
     env = envs.make(ENV, players=4)
     with pytest.raises(ValueError, match=message):
         env.reset(options=reset)
+
+
+def test_unknown_reset_option_warns_naming_the_allowed_ones() -> None:
+    """A misspelt key (``seat`` for ``starter``) is a warning, not an error
+    (PettingZoo's checkers probe reset with made-up keys), naming the keys that
+    exist."""
+    env = envs.make(ENV, players=4)
+    with pytest.warns(
+        UserWarning, match=r"unknown reset option\(s\) \['seat'\].*'starter'"
+    ):
+        env.reset(options={"seat": 1})
 
 
 def test_bad_actions() -> None:
@@ -537,13 +547,13 @@ def test_scripted_dice_run_out_into_random_ones() -> None:
     raw = env.unwrapped
     env.step(0)
     env.step(0)
-    assert raw.state.player == 1 and raw.state.dice[1] == 4
-    assert 1 <= raw.state.dice[0] <= 6
+    assert raw.game_state.player == 1 and raw.game_state.dice[1] == 4
+    assert 1 <= raw.game_state.dice[0] <= 6
     faces = set()
     for seed in range(30):  # unscripted dice vary with the seed
         env.reset(seed=seed, options={"starter": 0})
         env.step(0)
-        faces.add(raw.state.dice[0])
+        faces.add(raw.game_state.dice[0])
     assert len(faces) >= 4
 
 
@@ -574,15 +584,17 @@ def _observations(prefix: list[int], seed: int) -> list[list[np.ndarray]]:
     env.reset(seed=seed, options={"dice": prefix})
     raw = env.unwrapped
     bot = agents.make("threshold:11", ENV)
-    rolls = 0  # each ROLL uses one die, the roll-offs (public in info) the others
+    rolls = 0  # each ROLL uses one die, the roll-offs (public in details()) the others
     seen = [[env.observe(a)["observation"] for a in raw.possible_agents]]
     while True:
-        passes = (p for _, ps in raw.infos["player_0"]["roll_offs"] for p in ps)
+        passes = (p for _, ps in raw.details()["roll_offs"] for p in ps)
         if sum(len(p) for p in passes) + rolls >= len(prefix):
             return seen
-        seat = raw.game.current_player(raw.state)
+        seat = raw.game.current_player(raw.game_state)
         obs = env.observe(raw.possible_agents[seat])
-        turn = Turn(raw.game, raw.state, seat, obs["observation"], obs["action_mask"])
+        turn = Turn(
+            raw.game, raw.game_state, seat, obs["observation"], obs["action_mask"]
+        )
         action = bot.act(turn)
         rolls += action == 0
         env.step(action)
@@ -607,7 +619,7 @@ def test_observation_does_not_depend_on_future_dice() -> None:
     differs = False
     for _ in range(200):
         for env in (env_a, env_b):
-            legal = env.unwrapped.game.legal_actions(env.unwrapped.state)
+            legal = env.unwrapped.game.legal_actions(env.unwrapped.game_state)
             env.step(0 if 0 in legal else 1)
         view_a = env_a.observe("player_0")["observation"]
         if not np.array_equal(view_a, env_b.observe("player_0")["observation"]):

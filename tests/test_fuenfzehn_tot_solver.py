@@ -45,7 +45,7 @@ def scripted(plan: list, **options):
             continue
         for x in turn:
             env.step(raw.game.action_id("roll" if isinstance(x, int) else x))
-    return raw.game, raw.state
+    return raw.game, raw.game_state
 
 
 # The second half with two players holding one match each (matches=2), player_0 to

@@ -39,7 +39,7 @@ def legal(e: raw_env) -> set[str]:
 
 
 def hand_of(e: raw_env, seat: int) -> set[str]:
-    return set(e.game.deck.format_mask(e.state.hands[seat]).split())
+    return set(e.game.deck.format_mask(e.game_state.hands[seat]).split())
 
 
 # Deal A: a chain of captures S, H (own win), then D.
@@ -142,11 +142,11 @@ def test_forced_deal_lands_in_the_named_seats_and_eldest_leads() -> None:
             assert hand_of(e, seat) == set(DEAL_A[seat])
     e = raw_env(players=3)
     e.reset(seed=4, options={"dealer": 1})  # the dealer alone; the cards are shuffled
-    assert e.state.dealer == 1 and e.agent_selection == "player_2"
+    assert e.game_state.dealer == 1 and e.agent_selection == "player_2"
     e = raw_env()
     e.reset(seed=4, options={"deal": {"hands": DEAL_A}})  # the cards alone
     assert [hand_of(e, s) for s in range(4)] == [set(h) for h in DEAL_A]
-    assert e.agent_selection == f"player_{(e.state.dealer + 1) % 4}"
+    assert e.agent_selection == f"player_{(e.game_state.dealer + 1) % 4}"
 
 
 # --- eldest's free leads --------------------------------------------------------------
@@ -161,7 +161,7 @@ def test_eldest_leads_freely_while_he_keeps_the_lead(lead_rules: str) -> None:
     play(e, "KS 10S 8S JS")  # the KS beats 10S, 8S and JS: player_0 keeps the lead
     assert e.agent_selection == "player_0"
     # eldest's own wins never capture
-    assert e.game.info(e.state)["capture_chain"] == ""
+    assert e.game.info(e.game_state)["capture_chain"] == ""
     assert legal(e) == set(DEAL_C[0]) - {"KS"}  # any card, the 7H as much as the QS
 
 
@@ -175,7 +175,7 @@ def test_capture_chain_over_several_changes_of_lead() -> None:
     chain = []
     for moves in (A_T1, A_T2, A_T3, A_T4, A_T5):
         play(e, moves)
-        chain.append(e.game.info(e.state)["capture_chain"])
+        chain.append(e.game.info(e.game_state)["capture_chain"])
     assert chain == ["S", "SH", "SH", "SH", "SHD"]
     assert e.agent_selection == "player_0"  # the AD won trick 5
 
@@ -251,7 +251,7 @@ def test_leader_who_keeps_the_lead_stays_bound() -> None:
     play(e, B_T1 + " JH")
     play(e, "KH QH 10S 10H")  # player_1's unbeatable KH wins; QH and 10H fall
     assert e.agent_selection == "player_1"
-    assert e.game.info(e.state)["capture_chain"] == "H"
+    assert e.game.info(e.game_state)["capture_chain"] == "H"
     assert legal(e) == {"9H"}  # still hearts, though he could otherwise lead anything
 
 
@@ -291,7 +291,7 @@ def test_falling_back_through_the_chain(deal, options, expected) -> None:
     e = start(deal, **options)
     play(e, A_T1 + " " + A_T2)
     assert e.agent_selection == "player_2"
-    assert e.game.info(e.state)["capture_chain"] == "SH"
+    assert e.game.info(e.game_state)["capture_chain"] == "SH"
     assert legal(e) == expected
 
 
@@ -447,9 +447,9 @@ def test_point_counting_one_player_takes_everything(players, suits, expected) ->
     e = start(ONE_SUIT_EACH[:players], dealer=players - 1, players=players)
     play(e, all_tricks(suits))
     assert e.terminations["player_0"]
-    info = e.game.info(e.state)
+    info = e.game.info(e.game_state)
     assert info["card_points"] == (15 * players,) + (0,) * (players - 1)
-    assert e.game.returns(e.state) == expected
+    assert e.game.returns(e.game_state) == expected
     assert [e._cumulative_rewards[a] for a in e.possible_agents] == expected
 
 
@@ -466,9 +466,9 @@ def test_point_totals_and_baseline_over_random_deals(players: int) -> None:
         while not e.terminations[e.agent_selection]:
             moves = e.legal_actions()
             e.step(moves[int(rng.integers(len(moves)))])
-        pts = e.game.info(e.state)["card_points"]
+        pts = e.game.info(e.game_state)["card_points"]
         assert sum(pts) == 15 * players
-        assert e.game.returns(e.state) == [p - 15 for p in pts]
+        assert e.game.returns(e.game_state) == [p - 15 for p in pts]
 
 
 TYING_DEAL = hands(
@@ -493,15 +493,15 @@ def test_tying_players_scoring(tying: bool, expected: list[int]) -> None:
     other seven (53)."""
     e = start(TYING_DEAL, tying_scoring=tying)
     play(e, TYING_MOVES)
-    assert e.game.info(e.state)["tricks"] == (1, 7, 0, 0)
-    assert e.game.returns(e.state) == expected
+    assert e.game.info(e.game_state)["tricks"] == (1, 7, 0, 0)
+    assert e.game.returns(e.game_state) == expected
 
 
 def test_tying_rule_ignores_a_single_winner() -> None:
     """rules-notes §3: one player taking all 8 tricks scores normally: +45, −15 × 3."""
     e = start(ONE_SUIT_EACH, tying_scoring=True)
     play(e, all_tricks("SHDC"))
-    assert e.game.returns(e.state) == [45, -15, -15, -15]
+    assert e.game.returns(e.game_state) == [45, -15, -15, -15]
 
 
 # --- three players --------------------------------------------------------------------
@@ -525,7 +525,7 @@ def test_three_player_deck_removes_one_suit() -> None:
     e = raw_env(players=3, removed_suit="H")
     for seed in range(20):
         e.reset(seed=seed)
-        assert all(h.bit_count() == 8 for h in e.state.hands)
+        assert all(h.bit_count() == 8 for h in e.game_state.hands)
         while not e.terminations[e.agent_selection]:
             moves = e.legal_actions()
             # no heart, no zwang:QH
@@ -547,7 +547,9 @@ def test_match_accumulates_game_points_and_rotates_the_deal() -> None:
     play(e, "7C")
     assert [e.rewards[a] for a in e.possible_agents] == [45, -15, -15, -15]
     assert not any(e.terminations.values())
-    assert e.state.dealer == 0 and e.agent_selection == "player_1"  # eldest of deal 2
+    assert (
+        e.game_state.dealer == 0 and e.agent_selection == "player_1"
+    )  # eldest of deal 2
     L = layout(4)
     obs = e.observe("player_1")["observation"]
     assert obs[L["deals_done"]][0] == 0.25
@@ -561,12 +563,12 @@ def test_match_accumulates_game_points_and_rotates_the_deal() -> None:
         e.step(moves[int(rng.integers(len(moves)))])
         for a in e.possible_agents:
             totals[a] += e.rewards[a]
-    assert e.state.deal_no == 4 and e.state.dealer == 2  # dealers 3, 0, 1, 2
-    assert [totals[a] for a in e.possible_agents] == e.game.returns(e.state)
-    assert e.game.returns(e.state) == [
-        sum(d[p] for d in e.state.deal_scores) for p in range(4)
+    assert e.game_state.deal_no == 4 and e.game_state.dealer == 2  # dealers 3, 0, 1, 2
+    assert [totals[a] for a in e.possible_agents] == e.game.returns(e.game_state)
+    assert e.game.returns(e.game_state) == [
+        sum(d[p] for d in e.game_state.deal_scores) for p in range(4)
     ]
-    assert sum(e.game.returns(e.state)) == 0
+    assert sum(e.game.returns(e.game_state)) == 0
 
 
 def test_match_forced_deals_follow_the_rotation() -> None:
@@ -606,7 +608,7 @@ def test_match_deals_must_follow_the_rotation() -> None:
 def test_observation_hides_other_hands() -> None:
     """Observations never reveal another player's hidden cards: swapping unplayed cards
     between player_2 and player_3 changes nothing player_0 or player_1 observes (also
-    after a trick, and the info dict)."""
+    after a trick, and the infos and details() record)."""
     other = [h[:] for h in DEAL_A]
     other[2][other[2].index("8D")], other[3][other[3].index("JC")] = "JC", "8D"
     a, b = start(DEAL_A), start(other)
@@ -619,6 +621,7 @@ def test_observation_hides_other_hands() -> None:
             assert np.array_equal(oa["observation"], ob["observation"])
             assert np.array_equal(oa["action_mask"], ob["action_mask"])
         assert a.infos["player_0"] == b.infos["player_0"]
+        assert a.details() == b.details()
     assert not np.array_equal(
         a.observe("player_2")["observation"], b.observe("player_2")["observation"]
     )
@@ -628,10 +631,10 @@ def test_render_uses_german_names_and_hides_hands() -> None:
     """German names in rendering only ("Ober/Unter, Laub/Herz/Schellen/Eichel"); API
     names stay canonical."""
     e = start(DEAL_C)
-    text = e.game.render(e.state, viewer=0)
+    text = e.game.render(e.game_state, viewer=0)
     assert "Laub-König" in text and "Laub-Ober" in text
     assert "Eichel-Daus" not in text and "8 hidden cards" in text
-    full = e.game.render(e.state)
+    full = e.game.render(e.game_state)
     assert "Eichel-Daus" in full and "Schellen-Unter" in full
     assert e.action_name(e.legal_actions()[0]) in DEAL_C[0]
 
@@ -716,13 +719,13 @@ def test_random_play_keeps_the_invariants(options: dict) -> None:
                 e.step(None)
                 continue
             moves = np.flatnonzero(obs["action_mask"]).tolist()
-            assert moves == game.legal_actions(e.unwrapped.state)
+            assert moves == game.legal_actions(e.unwrapped.game_state)
             e.step(moves[int(rng.integers(len(moves)))])
             steps += 1
-            game.check_invariants(e.unwrapped.state)
+            game.check_invariants(e.unwrapped.game_state)
         assert steps == game.max_game_length
         assert sum(totals.values()) == 0
-        assert list(totals.values()) == game.returns(e.unwrapped.state)
+        assert list(totals.values()) == game.returns(e.unwrapped.game_state)
 
 
 def test_engine_chance_nodes_deal_eight_each() -> None:

@@ -51,7 +51,7 @@ def choice(e: raw_env, bot: FuenfzehnernHeuristic) -> str:
     """The bot's move for the agent to act, as a name."""
     seat = e.agent_name_mapping[e.agent_selection]
     obs = e.observe(e.agent_selection)
-    turn = Turn(e.game, e.state, seat, obs["observation"], obs["action_mask"])
+    turn = Turn(e.game, e.game_state, seat, obs["observation"], obs["action_mask"])
     return e.action_name(bot.act(turn))
 
 
@@ -163,7 +163,7 @@ def test_bot_reads_nothing_hidden() -> None:
         while not env.terminations[env.agent_selection]:
             seat = env.agent_name_mapping[env.agent_selection]
             obs = env.observe(env.agent_selection)
-            twin = env.state.clone()
+            twin = env.game_state.clone()
             others = [p for p in range(env.game.num_players) if p != seat]
             pool = [c for p in others for c in range(32) if twin.hands[p] >> c & 1]
             rng.shuffle(pool)
@@ -172,7 +172,7 @@ def test_bot_reads_nothing_hidden() -> None:
                 twin.hands[p] = sum(1 << c for c in pool[:k])
                 pool = pool[k:]
             picks = []
-            for state in (env.state, twin):
+            for state in (env.game_state, twin):
                 turn = Turn(
                     env.game, state, seat, obs["observation"], obs["action_mask"]
                 )

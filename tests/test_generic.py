@@ -4,7 +4,8 @@ Each test taking ``env_name`` and ``options`` runs once per entry of
 ``parlour.envs.VARIANTS`` (see ``conftest.py``), so a new game is covered as soon as it
 registers. Two checks need to know how a game's forced deals look; they read the
 per-game providers `FORCED_DEALS` and `HIDDEN_INFO_TWINS` below and skip, saying what to
-add, for a game without one.
+add, for a game without one. PettingZoo's own checkers (``api_test``, ``seed_test``,
+``render_test``, the parallel ones) and the trainers' are in ``test_ecosystem.py``.
 
 Timing: the default random soak shares ``SOAK_TOTAL_STEPS`` steps equally among the
 variants (so long episodes, such as a Honeymoon match, get fewer games, and the file's
@@ -18,14 +19,12 @@ import copy
 import random
 import subprocess
 import sys
-import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
-from pettingzoo.test import api_test, seed_test
 from pettingzoo.utils.wrappers import BaseWrapper
 
 from parlour import envs
@@ -258,17 +257,6 @@ def card_lists(deal: dict[str, Any]) -> list[list[str]]:
     return out
 
 
-class AcceptApiTestProbe(BaseWrapper):
-    """PettingZoo's ``api_test`` opens with ``reset(options={"options": 1})`` only to
-    check that ``reset`` takes an ``options`` argument. Parlour rejects unknown reset
-    options on purpose (``test_unknown_reset_option``), so this drops that probe."""
-
-    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        if options == {"options": 1}:
-            options = None
-        super().reset(seed=seed, options=options)
-
-
 # --- the registry ---------------------------------------------------------------------
 def test_every_registered_env_has_variants() -> None:
     for name in envs.names():
@@ -283,15 +271,7 @@ def test_unknown_env_name() -> None:
         envs.make("no_such_game_v0")
 
 
-# --- PettingZoo's own checks ----------------------------------------------------------
-def test_pettingzoo_api(env_name: str, options: dict) -> None:
-    with warnings.catch_warnings():
-        # Expected for dict observations with a mask, as for PettingZoo's classic games.
-        warnings.filterwarnings("ignore", message="Observation is not a NumPy array")
-        warnings.filterwarnings("ignore", message="Observation space for each agent")
-        api_test(AcceptApiTestProbe(envs.make(env_name, **options)), num_cycles=1000)
-
-
+# --- PettingZoo's own checks: tests/test_ecosystem.py ------------------------------
 def test_order_enforcing_like_pettingzoo(env_name: str, options: dict) -> None:
     """Our wrapper reads the env directly but enforces the order as PettingZoo's
     `OrderEnforcingWrapper` does: nothing before reset, step or reset between the
@@ -306,10 +286,6 @@ def test_order_enforcing_like_pettingzoo(env_name: str, options: dict) -> None:
     with pytest.raises(AssertionError, match="need to call step"):
         next(it)
     assert list(env.agent_iter(max_iter=0)) == []
-
-
-def test_pettingzoo_seed(env_name: str, options: dict) -> None:
-    seed_test(lambda: envs.make(env_name, **options), num_cycles=500)
 
 
 # --- seeding and determinism ----------------------------------------------------------
@@ -429,17 +405,17 @@ def test_mask_is_engine_legal_actions(env_name: str, options: dict) -> None:
     rng = np.random.default_rng(3)
     steps = 0
     while not all(env.terminations.values()) and steps < 300:
-        actor = raw.game.current_player(raw.state)
+        actor = raw.game.current_player(raw.game_state)
         for seat, agent in enumerate(raw.possible_agents):
             mask = env.observe(agent)["action_mask"]
             assert mask.dtype == np.int8
-            legal = raw.game.legal_actions(raw.state) if seat == actor else []
+            legal = raw.game.legal_actions(raw.game_state) if seat == actor else []
             assert np.flatnonzero(mask).tolist() == legal
             assert raw.legal_actions(agent) == legal
-        legal = raw.game.legal_actions(raw.state)
+        legal = raw.game.legal_actions(raw.game_state)
         legal_bits = getattr(raw.game, "legal_bits", None)
         if legal_bits is not None:  # the adapter's fast path, when the engine has one
-            assert cards_in(legal_bits(raw.state)) == legal
+            assert cards_in(legal_bits(raw.game_state)) == legal
         env.step(legal[int(rng.integers(len(legal)))])
         steps += 1
 
@@ -466,7 +442,7 @@ def test_hidden_information(env_name: str, options: dict) -> None:
         env_b.reset(seed=trial, options=opts_b)
         raw_a, raw_b = env_a.unwrapped, env_b.unwrapped
         watcher = raw_a.possible_agents[observer]
-        while same_view(raw_a.state, raw_b.state):
+        while same_view(raw_a.game_state, raw_b.game_state):
             obs_a, obs_b = env_a.observe(watcher), env_b.observe(watcher)
             where = f"trial {trial}, step {compared}: {watcher}'s"
             assert np.array_equal(obs_a["observation"], obs_b["observation"]), (
@@ -501,7 +477,7 @@ def test_unknown_option(env_name: str, options: dict) -> None:
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
-        ({"render_mode": "human"}, "render_mode"),
+        ({"render_mode": "rgb_array"}, "render_mode"),
         ({"illegal_action": "ignore"}, "illegal_action"),
     ],
 )
@@ -512,20 +488,27 @@ def test_bad_adapter_option(
         envs.make(env_name, **options, **extra)
 
 
-@pytest.mark.parametrize(
-    ("reset_options", "message"),
-    [
-        ({"no_such_key": 1}, r"unknown reset option\(s\) \['no_such_key'\]"),
-        ({"options": 1}, r"\['options'\]"),  # PettingZoo's api_test probe, see above
-        ("deal", "must be a dict"),
-    ],
-)
-def test_unknown_reset_option(
-    env_name: str, options: dict, reset_options: Any, message: str
+@pytest.mark.parametrize("key", ["no_such_key", "options"])  # a typo; api_test's probe
+def test_unknown_reset_option_warns_and_is_ignored(
+    env_name: str, options: dict, key: str
 ) -> None:
+    """An unknown reset-option key is a warning naming it and the allowed keys, not an
+    error (the ecosystem's checkers probe reset with keys they make up); the game is the
+    one the same seed gives without it."""
     env = envs.make(env_name, **options)
-    with pytest.raises(ValueError, match=message):
-        env.reset(options=reset_options)
+    with pytest.warns(
+        UserWarning, match=rf"unknown reset option\(s\) \['{key}'\].*allowed"
+    ):
+        env.reset(seed=3, options={key: 1})
+    first = env.observe(env.agent_selection)["observation"]
+    env.reset(seed=3)
+    assert np.array_equal(env.observe(env.agent_selection)["observation"], first)
+
+
+def test_reset_options_must_be_a_dict(env_name: str, options: dict) -> None:
+    env = envs.make(env_name, **options)
+    with pytest.raises(ValueError, match="must be a dict"):
+        env.reset(options="deal")
 
 
 MALFORMED: list[tuple[str, Callable[[dict], str]]] = []
@@ -672,6 +655,10 @@ def test_illegal_action_penalize(env_name: str, options: dict) -> None:
         (-1, "out of range"),
         ("big", "out of range"),
         ("QS", "must be an integer"),
+        ("2", "must be an integer"),
+        (2.7, "must be an integer"),
+        (1.0, "must be an integer"),
+        (True, "must be an integer"),
         (None, "must choose an action"),
     ],
 )

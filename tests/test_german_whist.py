@@ -90,7 +90,7 @@ def new_env(
 
 
 def state(env: Any) -> Any:
-    return env.unwrapped.state
+    return env.unwrapped.game_state
 
 
 def game(env: Any) -> GermanWhist:

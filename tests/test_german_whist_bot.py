@@ -42,7 +42,7 @@ def turn_of(env) -> Turn:
     agent = env.agent_selection
     obs = env.observe(agent)
     seat = raw.agent_name_mapping[agent]
-    return Turn(raw.game, raw.state, seat, obs["observation"], obs["action_mask"])
+    return Turn(raw.game, raw.game_state, seat, obs["observation"], obs["action_mask"])
 
 
 def play_game(env, players, seed=None) -> list[float]:
@@ -162,7 +162,7 @@ def test_plays_legal_moves_through_a_honeymoon_match():
     for game in range(4):
         players = [GermanWhistHeuristic(seed=game), GermanWhistHeuristic(seed=game + 1)]
         assert sorted(play_game(env, players, seed=100 + game)) == [-1.0, 1.0]
-        deals += env.unwrapped.state.deal_no
+        deals += env.unwrapped.game_state.deal_no
     assert deals > 4  # some match went on after its first deal
 
 
@@ -301,11 +301,11 @@ def _stage1_actions(variant: str, deal: dict) -> tuple[list[int], object]:
     env.reset(options={"deal": deal})
     bots = [GermanWhistHeuristic(seed=7), GermanWhistHeuristic(seed=8)]
     actions = []
-    while env.unwrapped.state.stage == 1:
+    while env.unwrapped.game_state.stage == 1:
         turn = turn_of(env)
         actions.append(bots[turn.seat].act(turn))
         env.step(actions[-1])
-    return actions, env.unwrapped.state
+    return actions, env.unwrapped.game_state
 
 
 def _hidden_swap(game: GermanWhist, deal: dict, end, seat: int) -> dict | None:
@@ -349,7 +349,7 @@ def _hidden_info_mismatches(variant: str, bot_class: type, deals: int = 30) -> i
     for seed in range(100):
         env = new_env(variant)
         env.reset(seed=seed)
-        deal = _deal_of(game, env.unwrapped.state)
+        deal = _deal_of(game, env.unwrapped.game_state)
         seat = seed % 2
         actions, end = _stage1_actions(variant, deal)
         other = _hidden_swap(game, deal, end, seat)
@@ -513,7 +513,7 @@ def test_fight_late():
     p1 = ["QS", "10S", "6S", "2S", "AC", "QC", "10C", "8C", "7C", "6C", "3C", "2C"]
     env = rigged(p0, p1, tail=["JS", "5S"], tricks=12)
     env.step(env.unwrapped.action_id("2H"))
-    assert env.unwrapped.state.face_up == env.unwrapped.action_id("JS")
+    assert env.unwrapped.game_state.face_up == env.unwrapped.action_id("JS")
     assert bot_card(env) == "2S"
     assert bot_card(env, fight_late=False) == "2C"
 
@@ -543,6 +543,6 @@ def test_open_hands():
     p0 = ["AS", "KS", "QS", "JS", "10S", "9S", "8S", "2C", "3C", "4C", "5C", "6C", "7C"]
     p1 = ["7S", "6S", "5S", "4S", "3S", "2S", "AC", "KC", "QC", "JC", "10C", "9C", "8C"]
     env = rigged(p0, p1)
-    assert env.unwrapped.state.stage == 2
+    assert env.unwrapped.game_state.stage == 2
     assert bot_card(env) == "AS"
     assert bot_card(env, open_hands=False) == "7C"

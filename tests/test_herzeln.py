@@ -46,7 +46,7 @@ def fill(n: int, fixed: list[list[str]]) -> list[list[str]]:
 
 
 def start(n: int, hands: list[list[str]], dealer: int, **options):
-    env = make(num_players=n, **options)
+    env = make(players=n, **options)
     env.reset(seed=0, options={"deal": {"dealer": dealer, "hands": hands}})
     return env
 
@@ -102,14 +102,14 @@ def test_pack_per_size(n, size, ranks):
     """Seed: "In three-hand games a pack of 24 French playing cards is used … In
     four-player games, the standard German 32-card pack is used"; rules-notes §4.3: 8
     cards each."""
-    env = make(num_players=n)
+    env = make(players=n)
     env.reset(seed=3)
     raw = env.unwrapped
     assert raw.game.deck.size == size
     assert sorted(r[:-1] for r in raw.game.deck.names[: size // 4]) == sorted(
         ranks.split()
     )
-    assert [h.bit_count() for h in raw.state.hands] == [8] * n
+    assert [h.bit_count() for h in raw.game_state.hands] == [8] * n
     assert raw.game.num_actions == 3 * size + 1
 
 
@@ -155,7 +155,7 @@ def test_trick_ranking_ten_above_king(n, led, follow, winner):
     step(env, follow)
     for _ in range(n - 2):
         step(env, names(env)[0])  # a discard: these seats hold no spade
-    assert env.unwrapped.state.tricks[winner] == 1
+    assert env.unwrapped.game_state.tricks[winner] == 1
 
 
 @pytest.mark.parametrize(
@@ -169,7 +169,7 @@ def test_low_german_ranks(led, follow, winner):
     step(env, follow)
     step(env, "AD")
     step(env, "AC")
-    assert env.unwrapped.state.tricks[winner] == 1
+    assert env.unwrapped.game_state.tricks[winner] == 1
 
 
 def test_off_suit_card_never_wins():
@@ -180,7 +180,7 @@ def test_off_suit_card_never_wins():
     step(env, "JS")
     step(env, "AD")
     step(env, "AC")
-    assert env.unwrapped.state.tricks == [0, 1, 0, 0]
+    assert env.unwrapped.game_state.tricks == [0, 1, 0, 0]
 
 
 def test_must_follow_suit():
@@ -214,7 +214,7 @@ def test_dealers_left_leads_first_trick(n, dealer):
     step(env, card)
     for _ in range(n - 1):
         step(env, names(env)[0])
-    assert env.unwrapped.state.tricks[other] == 1
+    assert env.unwrapped.game_state.tricks[other] == 1
     assert to_play(env) == other
 
 
@@ -265,7 +265,7 @@ def test_no_hearts_card_values(n, heart, points):
     for _ in range(n - 2):
         rewards = step(env, names(env)[0])
     assert rewards == [points] + [0] * (n - 1)
-    assert env.unwrapped.state.points[0] == points
+    assert env.unwrapped.game_state.points[0] == points
 
 
 @pytest.mark.parametrize("n", [3, 4])
@@ -294,7 +294,7 @@ def test_contract_scores_exact_deal(n, contract, expected):
         for i, a in enumerate(raw.possible_agents):
             totals[i] += raw.rewards[a]
     assert totals == expected[n]
-    assert raw.game.returns(raw.state) == expected[n]
+    assert raw.game.returns(raw.game_state) == expected[n]
     assert sum(expected[n]) == DEAL_TOTALS[n][CONTRACTS.index(contract)]
 
 
@@ -311,13 +311,13 @@ def test_last_trick_contracts(n, contract, value):
     totals = [0.0] * n
     winners = []
     while not all(raw.terminations.values()):
-        before = list(raw.state.tricks)
+        before = list(raw.game_state.tricks)
         env.step(raw.legal_actions()[0])
         for i, a in enumerate(raw.possible_agents):
             totals[i] += raw.rewards[a]
-        if raw.state.tricks != before:
+        if raw.game_state.tricks != before:
             winners.append(
-                next(p for p in range(n) if raw.state.tricks[p] != before[p])
+                next(p for p in range(n) if raw.game_state.tricks[p] != before[p])
             )
             if len(winners) < 8:
                 assert totals == [0.0] * n  # nothing scores before the last trick
@@ -371,7 +371,7 @@ def test_random_deals_match_reference_and_totals(n, contract):
     """rules-notes §4.3 per-deal totals: No Hearts −33 (4p) / −31 (3p); Tricks +80; No
     Tricks −80; No Queens −80; K♥ −40; Last Trick +40; No Last Trick −40 — and every
     seat's points equal an independent scorer's over random legal play."""
-    env = make(num_players=n, contract=contract)
+    env = make(players=n, contract=contract)
     raw = env.unwrapped
     rng = np.random.default_rng(5)
     for game_no in range(15):
@@ -412,8 +412,8 @@ def test_early_end_option_stops_after_penalty_cards():
     assert all(early.unwrapped.terminations.values())
     assert not any(full.unwrapped.terminations.values())
     play_first_legal(full)
-    assert early.unwrapped.game.returns(early.unwrapped.state) == [-40, 0, 0, 0]
-    assert full.unwrapped.game.returns(full.unwrapped.state) == [-40, 0, 0, 0]
+    assert early.unwrapped.game.returns(early.unwrapped.game_state) == [-40, 0, 0, 0]
+    assert full.unwrapped.game.returns(full.unwrapped.game_state) == [-40, 0, 0, 0]
 
 
 # --- the Domino deal ------------------------------------------------------------------
@@ -498,7 +498,7 @@ def test_domino_builds_at_both_ends_and_turns_the_corner(n):
     ), legal
     for name in script[1:]:
         step(env, name)
-    st = env.unwrapped.state
+    st = env.unwrapped.game_state
     # top end is the lowest rank (after the ace), bottom end is the ace (after the
     # lowest)
     assert st.line_top[0] == 0
@@ -527,7 +527,7 @@ def test_domino_corner_steps_are_enforced(n):
     low = "7" if n == 4 else "9"
     assert tops and all(x.startswith(low) for x in tops)
     raw = env.unwrapped
-    held = raw.game.deck.format_mask(raw.state.hands[to_play(env)]).split()
+    held = raw.game.deck.format_mask(raw.game_state.hands[to_play(env)]).split()
     wrong = next(c for c in held if not c.startswith(low))
     with pytest.raises(IllegalActionError, match="does not fit"):
         env.step(env.unwrapped.action_id(wrong + "@top"))
@@ -599,7 +599,7 @@ def test_domino_finishing_order_and_penalties(n, layout):
     remaining players continue to play; the second to go out gets 10 minus points, the
     third 20 and the fourth 30"; rules-notes §4.3: 3 players 0, −10, −20; the deal ends
     when only one player still holds cards, who takes the last place."""
-    env = make(num_players=n, contract="domino", domino_layout=layout)
+    env = make(players=n, contract="domino", domino_layout=layout)
     raw = env.unwrapped
     rng = np.random.default_rng(11)
     for g in range(10):
@@ -612,28 +612,28 @@ def test_domino_finishing_order_and_penalties(n, layout):
             for i, a in enumerate(raw.possible_agents):
                 totals[i] += raw.rewards[a]
             for p in range(n):
-                if raw.state.hands[p] == 0 and p not in order:
+                if raw.game_state.hands[p] == 0 and p not in order:
                     order.append(p)
         assert len(order) == n - 1  # the deal ended when one player still held cards
         last = next(p for p in range(n) if p not in order)
-        assert raw.state.hands[last]
+        assert raw.game_state.hands[last]
         expected = [0.0] * n
         for place, p in enumerate([*order, last]):
             expected[p] = -10.0 * place
         assert totals == expected
         assert sum(totals) == DEAL_TOTALS[n][7]
-        assert raw.infos[raw.possible_agents[0]]["out_order"] == (*order, last)
+        assert raw.details()["out_order"] == (*order, last)
 
 
 def test_domino_skips_players_who_went_out():
     """Seed: "The remaining players continue to play": a player who is out has no more
     turns."""
-    env = make(num_players=3, contract="domino")
+    env = make(players=3, contract="domino")
     raw = env.unwrapped
     env.reset(seed=4)
     while not all(raw.terminations.values()):
         p = to_play(env)
-        assert raw.state.hands[p], "a player who went out was asked to play"
+        assert raw.game_state.hands[p], "a player who went out was asked to play"
         env.step(raw.legal_actions()[0])
 
 
@@ -642,7 +642,7 @@ def test_domino_never_blocks(n):
     """rules-notes §4.3: "With one cyclic line and 4 copies of each rank, the layout
     cannot block while cards remain": fewer consecutive passes than players still in,
     every deal finishes."""
-    env = make(num_players=n, contract="domino")
+    env = make(players=n, contract="domino")
     raw = env.unwrapped
     rng = np.random.default_rng(2)
     for g in range(40):
@@ -652,7 +652,7 @@ def test_domino_never_blocks(n):
             legal = raw.legal_actions()
             a = legal[rng.integers(len(legal))]
             passes = passes + 1 if a == raw.game.PASS else 0
-            assert passes < n - len(raw.state.out_order)
+            assert passes < n - len(raw.game_state.out_order)
             env.step(a)
 
 
@@ -712,17 +712,17 @@ def test_partie_order_and_rotation(n):
     each of which is a separate contract"; rules-notes §4.3: "the deal passes clockwise
     each deal, with the deal types always in order 1 to 8"; the contract is in the
     observation."""
-    env = make(num_players=n)
+    env = make(players=n)
     raw = env.unwrapped
     env.reset(seed=7, options={"dealer": 1})
     game = raw.game
     seen: list[tuple[str, int, int]] = []
     history_len = -1
     while not all(raw.terminations.values()):
-        st = raw.state
+        st = raw.game_state
         if st.deal_no != history_len:
             history_len = st.deal_no
-            seen.append((raw.infos["player_0"]["contract"], st.dealer, to_play(env)))
+            seen.append((raw.details()["contract"], st.dealer, to_play(env)))
             obs = raw.observe(env.agent_selection)["observation"]
             base = game.N + 3 * n * game.N + game.N
             assert obs[base : base + 8].tolist() == [
@@ -733,9 +733,9 @@ def test_partie_order_and_rotation(n):
     assert [s[1] for s in seen] == [(1 + i) % n for i in range(8)]
     for _contract, dealer, first in seen:
         assert first == (dealer + 1) % n
-    assert len(raw.state.history) == 8
-    totals = [sum(h[1][p] for h in raw.state.history) for p in range(n)]
-    assert game.returns(raw.state) == totals
+    assert len(raw.game_state.history) == 8
+    totals = [sum(h[1][p] for h in raw.game_state.history) for p in range(n)]
+    assert game.returns(raw.game_state) == totals
     assert sum(totals) == sum(DEAL_TOTALS[n])
 
 
@@ -752,7 +752,7 @@ def test_partie_forced_deals_and_scores_as_scored():
     """Reset options: "deals" fixes several deals in order (conventions.md), later
     dealers following the rotation; every deal's points count as they are scored."""
     deals = [{"dealer": 3, "hands": suit_deal(4)}, {"hands": suit_deal(4)}]
-    game = Herzeln(num_players=4)
+    game = Herzeln(players=4)
     forced = game.forced_chance({"deals": deals})
     assert len(forced) == 1 + 2 * 32 and forced[0] == 3
     state = game.new_state()
@@ -773,15 +773,15 @@ def test_partie_forced_deals_through_env():
     """The same through ``env.reset(options={"deals": …})``: rewards as they are
     scored."""
     deals = [{"dealer": 3, "hands": suit_deal(4)}, {"hands": suit_deal(4)}]
-    env = make(num_players=4)
+    env = make(players=4)
     env.reset(seed=1, options={"deals": deals})
     raw = env.unwrapped
     totals = [0.0] * 4
-    while raw.state.deal_no < 2:
+    while raw.game_state.deal_no < 2:
         env.step(raw.legal_actions()[0])
         for i, a in enumerate(raw.possible_agents):
             totals[i] += raw.rewards[a]
-        assert totals == raw.game.returns(raw.state)
+        assert totals == raw.game.returns(raw.game_state)
     assert totals == [20, -13, 20, 20]
 
 
@@ -794,13 +794,13 @@ def test_rewards_as_each_trick_is_scored():
     for _ in range(3):
         rewards = step(env, names(env)[0])
     # AH, then the lowest ids: JH (seat 2), 8H (seat 3), KH (seat 0): -11 -2 -1 -4
-    assert raw.state.last_trick == (
+    assert raw.game_state.last_trick == (
         1,
         tuple(raw.game.deck.cards(["AH", "JH", "8H", "KH"])),
         1,
     )
     assert rewards == [0, -18, 0, 0]
-    assert raw.game.returns(raw.state) == rewards
+    assert raw.game.returns(raw.game_state) == rewards
 
 
 def test_equal_totals_share_the_win():
@@ -808,7 +808,7 @@ def test_equal_totals_share_the_win():
     the win"."""
     env = start(4, suit_deal(4), dealer=3, contract="king_of_hearts")
     play_first_legal(env)
-    info = env.unwrapped.infos["player_0"]
+    info = env.unwrapped.details()
     assert info["scores"] == (0, -40, 0, 0)
     assert info["winners"] == (0, 2, 3)
 
@@ -824,9 +824,9 @@ def test_not_zero_sum_flag():
 @pytest.mark.parametrize(
     "options",
     [
-        {"num_players": 4},
-        {"num_players": 3},
-        {"num_players": 4, "contract": "domino", "domino_layout": "per_suit_rows"},
+        {"players": 4},
+        {"players": 3},
+        {"players": 4, "contract": "domino", "domino_layout": "per_suit_rows"},
     ],
 )
 def test_observation_hides_other_hands(options):
@@ -876,7 +876,7 @@ def test_observation_shows_own_hand_and_card_counts():
 def test_action_names_roundtrip():
     """conventions.md: Domino actions are ``"JS"`` / ``"QH@top"``, ``"9C@bottom"`` /
     ``"pass"``."""
-    game = Herzeln(num_players=4)
+    game = Herzeln(players=4)
     for a in range(game.num_actions):
         assert game.action_id(game.action_name(a)) == a
     assert game.action_name(game.action_id("qh@TOP")) == "QH@top"
@@ -884,14 +884,14 @@ def test_action_names_roundtrip():
     with pytest.raises(ValueError, match="unknown action"):
         game.action_id("QH@middle")
     with pytest.raises(ValueError, match="not in the 24-card pack"):
-        Herzeln(num_players=3).action_id("8S")
+        Herzeln(players=3).action_id("8S")
 
 
 @pytest.mark.parametrize(
     "options, message",
     [
-        ({"num_players": 5}, "num_players"),
-        ({"num_players": True}, "num_players"),
+        ({"players": 5}, "players"),
+        ({"players": True}, "players"),
         ({"episode": "match"}, "episode"),
         ({"episode": "deal"}, "no_hearts, tricks, no_tricks"),
         ({"contract": "hearts"}, "valid contracts: no_hearts, tricks"),
@@ -921,7 +921,7 @@ def test_bad_options(options, message):
 def test_bad_forced_deals(deal, message):
     """Malformed deals raise ValueError naming the problem (conventions.md forced
     deals)."""
-    env = make(num_players=4)
+    env = make(players=4)
     with pytest.raises(ValueError, match=message):
         env.reset(options={"deal": deal})
 
@@ -929,7 +929,7 @@ def test_bad_forced_deals(deal, message):
 def test_bad_forced_deal_sequences():
     """A partie's later dealers follow the rotation; no more deals than the episode
     has."""
-    env = make(num_players=4)
+    env = make(players=4)
     with pytest.raises(ValueError, match="breaks the rotation"):
         env.reset(
             options={
@@ -939,11 +939,11 @@ def test_bad_forced_deal_sequences():
                 ]
             }
         )
-    one = make(num_players=4, contract="tricks")
+    one = make(players=4, contract="tricks")
     with pytest.raises(ValueError, match="the episode has 1"):
         one.reset(options={"deals": [{"hands": suit_deal(4)}] * 2})
     with pytest.raises(ValueError, match="not in the 24-card pack"):
-        make(num_players=3).reset(options={"deal": {"hands": suit_deal(4)[:3]}})
+        make(players=3).reset(options={"deal": {"hands": suit_deal(4)[:3]}})
 
 
 def test_illegal_action_message_lists_legal_actions():
@@ -964,16 +964,18 @@ def test_render_names():
     assert env4.unwrapped.action_name(0) == "AS"
     env3 = start(3, suit_deal(3), dealer=2, contract="domino", render_mode="ansi")
     assert "A♠" in env3.render()
-    assert "hidden" not in env3.unwrapped.game.render(env3.unwrapped.state, viewer=0)
-    assert "8 cards" in env3.unwrapped.game.render(env3.unwrapped.state, viewer=0)
+    assert "hidden" not in env3.unwrapped.game.render(
+        env3.unwrapped.game_state, viewer=0
+    )
+    assert "8 cards" in env3.unwrapped.game.render(env3.unwrapped.game_state, viewer=0)
 
 
 @pytest.mark.parametrize(
     "options",
     [
-        {"num_players": 3},
-        {"num_players": 3, "domino_layout": "per_suit_rows"},
-        {"num_players": 4, "domino_layout": "per_suit_rows", "early_end": True},
+        {"players": 3},
+        {"players": 3, "domino_layout": "per_suit_rows"},
+        {"players": 4, "domino_layout": "per_suit_rows", "early_end": True},
     ],
 )
 def test_soak_other_variants(options):

@@ -17,11 +17,11 @@ def turn_of(env) -> Turn:
     raw = env.unwrapped
     seat = raw.agent_name_mapping[env.agent_selection]
     obs = raw.observe(env.agent_selection)
-    return Turn(raw.game, raw.state, seat, obs["observation"], obs["action_mask"])
+    return Turn(raw.game, raw.game_state, seat, obs["observation"], obs["action_mask"])
 
 
 def start(n: int, hands: list[list[str]], dealer: int, **options):
-    env = envs.make("herzeln_v0", num_players=n, **options)
+    env = envs.make("herzeln_v0", players=n, **options)
     env.reset(seed=0, options={"deal": {"dealer": dealer, "hands": hands}})
     return env
 
@@ -72,10 +72,10 @@ def test_registered_and_switches():
 @pytest.mark.parametrize(
     "options",
     [
-        {"num_players": 4},
-        {"num_players": 3},
-        {"num_players": 4, "domino_layout": "per_suit_rows"},
-        {"num_players": 3, "contract": "domino", "domino_layout": "per_suit_rows"},
+        {"players": 4},
+        {"players": 3},
+        {"players": 4, "domino_layout": "per_suit_rows"},
+        {"players": 3, "contract": "domino", "domino_layout": "per_suit_rows"},
     ],
 )
 def test_bot_plays_legal_moves(options):
@@ -86,7 +86,7 @@ def test_bot_plays_legal_moves(options):
     players = [HerzelnHeuristic(seed=s) for s in range(n - 1)] + [RandomAgent(9)]
     for g in range(2):
         totals = play_game(env, players, seed=g)
-        assert totals == env.unwrapped.game.returns(env.unwrapped.state)
+        assert totals == env.unwrapped.game.returns(env.unwrapped.game_state)
 
 
 # --- contract-specific play --------------------------------------------------------
@@ -190,9 +190,9 @@ def test_domino_block_prefers_own_continuations():
 @pytest.mark.parametrize(
     "options",
     [
-        {"num_players": 4},
-        {"num_players": 3},
-        {"num_players": 4, "contract": "domino", "domino_layout": "per_suit_rows"},
+        {"players": 4},
+        {"players": 3},
+        {"players": 4, "contract": "domino", "domino_layout": "per_suit_rows"},
     ],
 )
 def test_choice_ignores_hidden_cards(options):
@@ -242,7 +242,7 @@ def test_beats_random_in_every_contract(n, contract):
         games=games,
         duplicate=True,
         seed=11,
-        env_options={"num_players": n, "contract": contract},
+        env_options={"players": n, "contract": contract},
     )
     margin = result.paired_difference()
     assert margin.low > 0, f"{contract} ({n} players): margin {margin}"
@@ -271,7 +271,7 @@ def test_each_option_helps(base, switch, contract):
             games=600,
             duplicate=True,
             seed=4,
-            env_options={"num_players": 4, "contract": contract},
+            env_options={"players": 4, "contract": contract},
         )
         return r.paired_difference().estimate
 

@@ -245,7 +245,9 @@ def test_selfplay_labels_the_learners_stage_2_decisions():
             mask = env.action_masks()
             if obs[8 * 52 + 8] == 1.0:  # the stage-2 flag
                 stage2 += 1
-                seen.append((obs.copy(), mask, optimal_moves(env.game, env.env.state)))
+                seen.append(
+                    (obs.copy(), mask, optimal_moves(env.game, env.env.game_state))
+                )
             obs, _, done, _, _ = env.step(int(rng.choice(np.flatnonzero(mask))))
     assert stage2 > 0 and len(env.labelled) == stage2
     for (obs, mask, best), (l_obs, l_mask, l_best) in zip(

@@ -387,7 +387,7 @@ def test_pimc_plays_only_legal_cards(options: dict) -> None:
                 env.step(None)
                 continue
             turn = Turn(
-                raw.game, raw.state, seat, obs["observation"], obs["action_mask"]
+                raw.game, raw.game_state, seat, obs["observation"], obs["action_mask"]
             )
             action = bots[(seat + g) % 2].act(turn)
             assert obs["action_mask"][action] == 1
@@ -543,9 +543,11 @@ def test_endgame_agent_is_its_base_corrected_in_stage_2() -> None:
             env.step(None)
             continue
         seat = raw.agent_name_mapping[name]
-        turn = Turn(raw.game, raw.state, seat, obs["observation"], obs["action_mask"])
+        turn = Turn(
+            raw.game, raw.game_state, seat, obs["observation"], obs["action_mask"]
+        )
         mine, base = corrected.act(turn), plain.act(turn)
-        best = sg.optimal_moves(raw.game, raw.state)
+        best = sg.optimal_moves(raw.game, raw.game_state)
         if best is None:
             assert mine == base
         else:

@@ -192,7 +192,7 @@ def test_fuenfzehnern_zwang_positions_equal_minimax():
 @pytest.mark.parametrize("players", [3, 4])
 @pytest.mark.parametrize("contract", CONTRACTS[:7])
 def test_herzeln_solver_equals_minimax(players, contract):
-    game = Herzeln(num_players=players, contract=contract)
+    game = Herzeln(players=players, contract=contract)
     rng = np.random.default_rng(players + 3 * CONTRACTS.index(contract))
     for _ in range(4):
         st = advance_random(
@@ -262,7 +262,7 @@ def play(env_name, options, specs, seed, on_turn=None):
             env.step(None)
             continue
         turn = agents.Turn(
-            raw.game, raw.state, seat, obs["observation"], obs["action_mask"]
+            raw.game, raw.game_state, seat, obs["observation"], obs["action_mask"]
         )
         action = bots[seat].act(turn)
         assert obs["action_mask"][action] == 1

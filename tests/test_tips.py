@@ -285,7 +285,7 @@ def test_win_cheaply_equivalent_cards(card, win_cheaply):
     nothing unseen between them count as the lowest."""
     env, raw = _deal([list(h) for h in FOLLOW], FOLLOW_STOCK)
     _play(env, "7S")  # seat 0 leads; seat 1 holds A K Q 3 of spades
-    found = tips.tip_situations(raw.game, raw.state, 1, raw.action_id(card))
+    found = tips.tip_situations(raw.game, raw.game_state, 1, raw.action_id(card))
     assert found["win_cheaply"] is win_cheaply
     assert found["value_prizes"] == ("trump", True)  # the first prize turned trumps
     assert found["fight_late"] == ("early", True)
@@ -305,8 +305,8 @@ def test_duck_duds_and_win_cheaply(card, expected):
     _play(env, "7S")
     _play(env, "3S")  # seat 1 ducks trick 1; seat 0 takes the 3C, seat 1 draws 9D
     _play(env, "2H")  # seat 0 leads a heart to the prize 5H
-    assert raw.game.action_name(raw.state.face_up) == "5H"
-    found = tips.tip_situations(raw.game, raw.state, 1, raw.action_id(card))
+    assert raw.game.action_name(raw.game_state.face_up) == "5H"
+    found = tips.tip_situations(raw.game, raw.game_state, 1, raw.action_id(card))
     assert {k: found[k] for k in expected} == expected
     assert found["value_prizes"] == ("dud", True)
 
@@ -335,7 +335,7 @@ def test_save_trumps_and_long_suit(card, expected):
     long suit" (discard from another suit)."""
     env, raw = _deal([list(h) for h in VOID], VOID_STOCK)
     _play(env, "2S")
-    found = tips.tip_situations(raw.game, raw.state, 1, raw.action_id(card))
+    found = tips.tip_situations(raw.game, raw.game_state, 1, raw.action_id(card))
     assert {k: found[k] for k in expected} == expected
     if card in ("9H", "JD"):
         assert "win_cheaply" not in found
@@ -429,13 +429,13 @@ def test_round_seats_match_the_engine():
     starter_lost, n = 0, 3000
     for seed in range(n):
         env.reset(seed=seed, options={"starter": 0})
-        while raw.state.pool == raw.game.total_matches:
-            seat = raw.game.current_player(raw.state)
+        while raw.game_state.pool == raw.game.total_matches:
+            seat = raw.game.current_player(raw.game_state)
             obs = env.observe(env.agent_selection)
             mask = obs["action_mask"]
-            turn = Turn(raw.game, raw.state, seat, obs["observation"], mask)
+            turn = Turn(raw.game, raw.game_state, seat, obs["observation"], mask)
             env.step(bots[seat].act(turn))
-        starter_lost += raw.state.matches[0]
+        starter_lost += raw.game_state.matches[0]
     exact = float(tips.round_seats(1, 2).chance[0])
     assert abs(starter_lost / n - exact) < 3 * math.sqrt(exact * (1 - exact) / n)
 

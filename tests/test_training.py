@@ -208,10 +208,10 @@ def test_selfplay_delivers_terminal_reward_to_learner(seat):
         while not done:
             legal = np.flatnonzero(env.action_masks())
             # then the opponent plays the trick's end
-            learner_leads = env.env.state.lead < 0
+            learner_leads = env.env.game_state.lead < 0
             _, reward, done, _, info = env.step(int(rng.choice(legal)))
             total += reward
-        state = env.env.state
+        state = env.env.game_state
         assert total == info["final_return"] == env.game.returns(state)[seat]
         finals.append(total)
         opponent_last += int(learner_leads)
@@ -246,7 +246,7 @@ def test_selfplay_partners_share_reward(name, opts):
                 int(rng.choice(np.flatnonzero(env.action_masks())))
             )
             total += reward
-        returns = env.game.returns(env.env.state)
+        returns = env.game.returns(env.env.game_state)
         team = next(t for t in env.game.teams() if env.seat in t)
         assert all(returns[p] == pytest.approx(total) for p in team)
 

@@ -44,7 +44,9 @@ def play_game(
         if terminated or truncated:
             env.step(None)
             continue
-        turn = Turn(raw.game, raw.state, seat, obs["observation"], obs["action_mask"])
+        turn = Turn(
+            raw.game, raw.game_state, seat, obs["observation"], obs["action_mask"]
+        )
         action = players[seat].act(turn)
         if on_move is not None:
             on_move(seat, action)

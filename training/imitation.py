@@ -106,9 +106,9 @@ def _collect_chunk(
                 continue
             seat = raw.agent_name_mapping[agent]
             mask = obs["action_mask"]
-            turn = Turn(raw.game, raw.state, seat, obs["observation"], mask)
+            turn = Turn(raw.game, raw.game_state, seat, obs["observation"], mask)
             label = int(teacher.act(turn))
-            best = optimal(raw.game, raw.state) if optimal is not None else None
+            best = optimal(raw.game, raw.game_state) if optimal is not None else None
             if best is not None:
                 solved.append((len(actions), best))
             obs_rows.append(obs["observation"])
@@ -121,7 +121,7 @@ def _collect_chunk(
                 action = int(legal[rng.integers(len(legal))])
             env.step(action)
         # The engine's returns are each seat's total reward over the episode.
-        totals = raw.game.returns(raw.state)
+        totals = raw.game.returns(raw.game_state)
         returns.extend(float(totals[s]) for s in seats)
     data = Demonstrations(
         np.asarray(obs_rows, dtype=np.float32),

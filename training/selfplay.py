@@ -11,6 +11,13 @@ do. ``action_masks()`` serves MaskablePPO.
 
 This deliberately differs from PettingZoo's SB3 tutorial wrapper, which returns one
 seat's observation with another seat's reward and never delivers the loser's -1.
+
+Every Parlour env is registered with gymnasium as ``parlour/SelfPlay-<env name>``
+(``gymnasium.make("parlour/SelfPlay-german_whist_v0")``, keywords as for
+`SelfPlayEnv`) when this module is imported (``import parlour.training.selfplay``).
+With ``env_options={"illegal_action": "penalize"}`` an illegal action ends the episode
+with the penalty (what gymnasium's and SB3's ``check_env`` need, as they sample actions
+without the mask); with the default ``"raise"`` it raises `IllegalActionError`.
 """
 
 from __future__ import annotations
@@ -101,6 +108,9 @@ class SelfPlayEnv(gym.Env):
     """A single-agent view of a Parlour env for one learner seat per episode."""
 
     metadata = {"render_modes": []}
+    #: the learner's observation: the env's float32 vector (no mask: `action_masks`)
+    observation_space: gym.spaces.Box
+    action_space: gym.spaces.Discrete
 
     def __init__(
         self,
@@ -170,15 +180,27 @@ class SelfPlayEnv(gym.Env):
     def step(self, action: int):
         # The adapter zeroes the learner's cumulative reward when it acts, then adds its
         # own and the others' rewards, so after the others move it holds this step's
-        # reward.
-        self.env.step(int(action))
+        # reward. The adapter checks the action (an integer in range, legal or
+        # penalised): nothing is truncated here.
+        if self._done():
+            raise RuntimeError("the episode is over: call reset() before step()")
+        self.env.step(action)
         self._play_others()
         reward = self.env._cumulative_rewards[self.agent]
         terminated = self._done()
         info: dict[str, Any] = {}
         if terminated:
-            final = self.game.returns(self.env.state)[self.seat]
-            info = {"opponent": self.opponent_kind, "final_return": final}
+            illegal = bool(self.env.infos[self.agent]["illegal_action"])
+            final = (
+                float(reward)
+                if illegal
+                else self.game.returns(self.env.game_state)[self.seat]
+            )
+            info = {
+                "opponent": self.opponent_kind,
+                "final_return": final,
+                "illegal_action": illegal,
+            }
             self.outcomes.append((self.opponent_kind, final))
             if self.on_episode is not None:
                 self.on_episode(self.opponent_kind, final)
@@ -191,17 +213,19 @@ class SelfPlayEnv(gym.Env):
         """The learner's legal actions as a boolean mask (MaskablePPO's hook)."""
         mask = np.zeros(self.game.num_actions, dtype=bool)
         if not self._done():
-            mask[self.game.legal_actions(self.env.state)] = True
+            mask[self.game.legal_actions(self.env.game_state)] = True
         return mask
 
     # --- internals --------------------------------------------------------------------
     def _done(self) -> bool:
-        return self.game.current_player(self.env.state) == TERMINAL
+        # terminations also cover a penalised illegal action, where the game itself
+        # has not ended
+        return self.env.terminations[self.agent]
 
     def _observation(self) -> np.ndarray:
-        obs = self.game.observe(self.env.state, self.seat)
+        obs = self.game.observe(self.env.game_state, self.seat)
         if self.labeler is not None and self._label_rng.random() < self.label_fraction:
-            best = self.labeler(self.game, self.env.state)
+            best = self.labeler(self.game, self.env.game_state)
             if best is not None:
                 self.labelled.append((obs.copy(), self.action_masks(), best))
         return obs
@@ -209,10 +233,33 @@ class SelfPlayEnv(gym.Env):
     def _play_others(self) -> None:
         """Let the other seats act until the learner is to move or the game ends."""
         env, game = self.env, self.game
-        while True:
-            player = game.current_player(env.state)
+        while not env.terminations[self.agent]:
+            player = game.current_player(env.game_state)
             if player == TERMINAL or player == self.seat:
                 break
             obs = env.observe(env.possible_agents[player])
-            turn = Turn(game, env.state, player, obs["observation"], obs["action_mask"])
+            turn = Turn(
+                game, env.game_state, player, obs["observation"], obs["action_mask"]
+            )
             env.step(self.players[player].act(turn))
+
+
+def register_envs() -> list[str]:
+    """Register ``parlour/SelfPlay-<name>`` with gymnasium for every Parlour env (done
+    on import); returns the ids. Keywords given to ``gymnasium.make`` reach
+    `SelfPlayEnv`."""
+    ids = []
+    for name in envs.names():
+        env_id = f"parlour/SelfPlay-{name}"
+        if env_id not in gym.registry:
+            gym.register(
+                id=env_id,
+                entry_point="parlour.training.selfplay:SelfPlayEnv",
+                kwargs={"env_name": name},
+                disable_env_checker=False,
+            )
+        ids.append(env_id)
+    return ids
+
+
+register_envs()

@@ -15,6 +15,7 @@ the action mask from it without going through a Python list.
 
 from __future__ import annotations
 
+import warnings
 from collections import deque
 from collections.abc import Mapping
 from typing import Any
@@ -38,10 +39,24 @@ class ParlourAECEnv(AECEnv):
     ``illegal_action="raise"`` (the default) an illegal action raises
     `IllegalActionError` naming the legal ones; with ``"penalize"`` the offender gets
     ``illegal_reward`` and the episode terminates, as PettingZoo's
-    ``TerminateIllegalWrapper`` does, for training code that prefers it.
+    ``TerminateIllegalWrapper`` does, for training code that prefers it (and for
+    tools that sample actions without the mask, such as PettingZoo's
+    ``parallel_seed_test``).
+
+    ``infos[agent]`` is one dict per agent with the same keys and types at every step,
+    so that replay buffers (TorchRL, Tianshou) can store it: ``"return"`` (float, the
+    agent's total return so far, as the engine scores it) and ``"illegal_action"``
+    (bool, True for the offender of a penalised move). The game's rich public record
+    (tricks, contracts, dice, winners …) is `details()`. ``state()`` is PettingZoo's
+    global-state hook and raises NotImplementedError (there is no ``state_space``); the
+    engine state is ``game_state``.
     """
 
-    metadata = {"render_modes": ["ansi"], "is_parallelizable": False, "render_fps": 1}
+    metadata = {
+        "render_modes": ["human", "ansi"],
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
 
     def __init__(
         self,
@@ -52,7 +67,9 @@ class ParlourAECEnv(AECEnv):
     ):
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+            raise ValueError(
+                f"render_mode must be None, 'human' or 'ansi', got {render_mode!r}"
+            )
         if illegal_action not in ILLEGAL_ACTION_POLICIES:
             raise ValueError(
                 f"illegal_action must be one of {list(ILLEGAL_ACTION_POLICIES)}, "
@@ -62,7 +79,8 @@ class ParlourAECEnv(AECEnv):
         self.render_mode = render_mode
         self.illegal_action = illegal_action
         self.illegal_reward = float(illegal_reward)
-        self.metadata = {**self.metadata, "name": game.name}
+        if self.metadata.get("name") != game.name:  # set on each env's class
+            self.metadata = {**self.metadata, "name": game.name}
         self.possible_agents = [f"player_{i}" for i in range(game.num_players)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
         n = game.num_actions
@@ -82,7 +100,7 @@ class ParlourAECEnv(AECEnv):
         self._mask_bytes = (n + 7) // 8
         self._legal_bits = getattr(game, "legal_bits", None)
         self._zero_mask = np.zeros(n, dtype=np.int8)
-        self.state = None
+        self.game_state = None
         self.np_random, self.np_random_seed = seeding.np_random(None)
 
     # --- PettingZoo API ---------------------------------------------------------------
@@ -105,12 +123,18 @@ class ParlourAECEnv(AECEnv):
         allowed = {"deal", "deals"} | set(self.game.reset_option_keys)
         unknown = sorted(set(options) - allowed)
         if unknown:
-            raise ValueError(
-                f"unknown reset option(s) {unknown} for {self.game.name}; "
-                f"allowed: {sorted(allowed)}"
+            # A warning, not an error: the ecosystem's checkers probe reset with keys
+            # they make up (PettingZoo's api_test passes {"options": 1}); a typo still
+            # shows, naming the keys that would have worked.
+            warnings.warn(
+                f"unknown reset option(s) {unknown} for {self.game.name} ignored; "
+                f"allowed: {sorted(allowed)}",
+                UserWarning,
+                stacklevel=2,
             )
+            options = {k: v for k, v in options.items() if k in allowed}
         forced = deque(self.game.forced_chance(options))
-        self.state = self.game.new_state()
+        self.game_state = self.game.new_state()
         # Outcomes beyond the first decision (later deals of a match, later dice) are
         # used as their chance nodes come up; any left when the episode ends go unused.
         self._forced = forced
@@ -120,14 +144,20 @@ class ParlourAECEnv(AECEnv):
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
-        self._last_returns = list(self.game.returns(self.state))
+        self._last_returns = list(self.game.returns(self.game_state))
+        self.infos = {
+            a: {"return": float(r), "illegal_action": False}
+            for a, r in zip(self.agents, self._last_returns, strict=True)
+        }
         self._paid = False  # whether self.rewards holds a nonzero payment
         self.agent_selection = self.possible_agents[0]
-        self._finish_step(self.game.current_player(self.state))
+        self._finish_step(self.game.current_player(self.game_state))
 
     def step(self, action: int | None) -> None:
-        agent = self.agent_selection
+        try:
+            agent = self.agent_selection
+        except AttributeError:
+            raise _not_reset("step") from None
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
@@ -136,18 +166,13 @@ class ParlourAECEnv(AECEnv):
                 f"{agent} is to act and must choose an action; None is only for "
                 "finished agents"
             )
-        if type(action) is not int:  # a plain int, the usual case, needs no conversion
-            try:
-                action = int(action)
-            except (TypeError, ValueError):
-                raise IllegalActionError(
-                    f"action must be an integer, got {action!r}"
-                ) from None
+        if type(action) is not int:  # a plain int, the usual case, needs no check
+            action = _as_action(action)
         if not 0 <= action < self._num_actions:
             raise IllegalActionError(
                 f"action {action} is out of range 0..{self._num_actions - 1}"
             )
-        game, state = self.game, self.state
+        game, state = self.game, self.game_state
         cumulative = self._cumulative_rewards
         cumulative[agent] = 0.0
         try:
@@ -168,10 +193,13 @@ class ParlourAECEnv(AECEnv):
         last = self._last_returns
         rewards = self.rewards
         if returns != last:
+            infos = self.infos
             for i, a in enumerate(self.possible_agents):
                 reward = float(returns[i] - last[i])
                 rewards[a] = reward
                 cumulative[a] += reward
+                # a new dict, so that an info kept by the caller does not change
+                infos[a] = {**infos[a], "return": float(returns[i])}
             self._last_returns = list(returns)
             self._paid = True
         elif self._paid:
@@ -181,23 +209,46 @@ class ParlourAECEnv(AECEnv):
         self._finish_step(player)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
+        if self.game_state is None:
+            raise _not_reset("observe")
         seat = self.agent_name_mapping[agent]
         return {
-            "observation": self.game.observe(self.state, seat),
+            "observation": self.game.observe(self.game_state, seat),
             "action_mask": self._mask(seat),
         }
 
+    def last(
+        self, observe: bool = True
+    ) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        if self.game_state is None:
+            raise _not_reset("last")
+        return super().last(observe)
+
     def render(self) -> str | None:
+        """The text view of the table: returned with ``render_mode="ansi"``, printed
+        with ``"human"`` (PettingZoo's classic games print too), nothing with None."""
         if self.render_mode is None:
             return None
-        if self.state is None:
-            raise RuntimeError("call reset() before render()")
-        return self.game.render(self.state)
+        if self.game_state is None:
+            raise _not_reset("render")
+        text = self.game.render(self.game_state)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
 
     def close(self) -> None:
         pass
 
     # --- Parlour extras ---------------------------------------------------------------
+    def details(self) -> dict[str, Any]:
+        """The game's public record of the episode so far: scores, tricks, contract,
+        dice, winners … (the engine's ``info``; keys per game, documented in the env
+        module). Richer than ``infos``, which hold only what a replay buffer stores."""
+        if self.game_state is None:
+            raise _not_reset("details")
+        return self.game.info(self.game_state)
+
     def action_name(self, action: int) -> str:
         """The conventional name of an action id (``"QS"`` for a card)."""
         return self.game.action_name(action)
@@ -209,15 +260,17 @@ class ParlourAECEnv(AECEnv):
     def legal_actions(self, agent: str | None = None) -> list[int]:
         """The legal actions of ``agent`` (default: the agent to act); empty when it is
         not that agent's turn."""
+        if self.game_state is None:
+            raise _not_reset("legal_actions")
         seat = self.agent_name_mapping[agent or self.agent_selection]
-        if self.game.current_player(self.state) != seat:
+        if self.game.current_player(self.game_state) != seat:
             return []
-        return self.game.legal_actions(self.state)
+        return self.game.legal_actions(self.game_state)
 
     # --- internals --------------------------------------------------------------------
     def _mask(self, seat: int) -> np.ndarray:
         """The int8 action mask of ``seat``: its legal actions; all zeros off-turn."""
-        game, state = self.game, self.state
+        game, state = self.game, self.game_state
         if game.current_player(state) != seat:
             return self._zero_mask.copy()
         if self._legal_bits is not None:
@@ -238,7 +291,7 @@ class ParlourAECEnv(AECEnv):
         """Apply chance outcomes until a player has to decide: the forced ones (reset
         options) first, ``None`` among them meaning "sample this one", then sampled
         ones."""
-        game, state, rng = self.game, self.state, self.np_random
+        game, state, rng = self.game, self.game_state, self.np_random
         current_player, apply = game.current_player, game.apply
         while forced and current_player(state) == CHANCE:
             outcome = forced.popleft()
@@ -255,11 +308,7 @@ class ParlourAECEnv(AECEnv):
                     break
 
     def _finish_step(self, player: int) -> None:
-        """Publish the engine's info; hand the turn to ``player`` or end the game."""
-        info = self.game.info(self.state)
-        infos = self.infos
-        for a in self.agents:
-            infos[a] = info
+        """Hand the turn to ``player`` or end the game."""
         if player == TERMINAL:
             # agent_selection stays on the last mover; _was_dead_step walks the others.
             terminations = self.terminations
@@ -272,8 +321,27 @@ class ParlourAECEnv(AECEnv):
         for i, a in enumerate(self.possible_agents):
             self.rewards[a] = self.illegal_reward if i == seat else 0.0
             self.terminations[a] = True
-            self.infos[a] = {**self.infos[a], "illegal_action": i == seat}
+            if i == seat:
+                self.infos[a] = {**self.infos[a], "illegal_action": True}
         self._accumulate_rewards()
+
+
+def _not_reset(method: str) -> RuntimeError:
+    return RuntimeError(f"call reset() before {method}(): the env has no game yet")
+
+
+def _as_action(action: Any) -> int:
+    """``action`` as an int if it is an integer (numpy integers and 0-d integer arrays
+    included); anything else (``2.7``, ``True``, ``"2"``) is refused, not truncated."""
+    if isinstance(action, np.ndarray) and action.shape == ():
+        action = action[()]
+    if isinstance(action, (int, np.integer)) and not isinstance(
+        action, (bool, np.bool_)
+    ):
+        return int(action)
+    raise IllegalActionError(
+        f"action must be an integer, got {action!r} ({type(action).__name__})"
+    )
 
 
 class OrderEnforcing(wrappers.OrderEnforcingWrapper):

@@ -114,7 +114,8 @@ class Game(ABC, Generic[S]):
         `parlour.envs.core.soak` calls it after every step of every soak game."""
 
     def info(self, state: S) -> dict[str, Any]:
-        """Extra information for the env's ``infos`` (public facts only)."""
+        """The public record of the game so far (scores, tricks, dice …), served by
+        the env's ``details()``; public facts only."""
         return {}
 
     def legal_names(self, state: S) -> list[str]:

@@ -115,9 +115,9 @@ def _play_one(
         _check_step(env, where, steps)
         if steps > bound:
             raise AssertionError(f"{where}: no end after {bound} steps")
-    if not game.is_terminal(raw.state):
+    if not game.is_terminal(raw.game_state):
         raise AssertionError(f"{where}: all agents terminated, the engine plays on")
-    returns = [float(r) for r in game.returns(raw.state)]
+    returns = [float(r) for r in game.returns(raw.game_state)]
     if not np.allclose(totals, returns):
         raise AssertionError(
             f"{where}: rewards add up to {totals}, the engine returns {returns}"
@@ -130,7 +130,7 @@ def _play_one(
 def _check_step(env: Any, where: str, step: int) -> None:
     """Masks against the engine, observations against their spaces, the invariants."""
     raw = env.unwrapped
-    game, state = raw.game, raw.state
+    game, state = raw.game, raw.game_state
     actor = game.current_player(state)
     for seat, agent in enumerate(raw.possible_agents):
         obs = env.observe(agent)

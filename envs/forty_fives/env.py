@@ -51,7 +51,7 @@ Options
     ``void_must_trump`` (True), ``packets`` ("3+2" | "2+3"), auction only:
     ``bidder_leads`` (True), ``thirty_for_sixty`` (False), ``bidder_out_first`` (False);
     ``max_deals`` (100), ``illegal_action`` ("raise" | "penalize"), ``render_mode``
-    (None | "ansi").
+    (None | "human" | "ansi").
 
 Reset options
     ``dealer``; ``deal`` = ``{"dealer": d, "hands": [[5 names] × n], "stock": [top first
@@ -59,6 +59,15 @@ Reset options
     auction variants add ``"kitty": [3 names]``. Every card appears exactly once.
     ``deals`` = a list of those for a match (later dealers follow the rotation and may
     be left out).
+
+Infos and tools
+    ``infos[agent]`` is ``{"return": float, "illegal_action": bool}`` at every step
+    (what a replay buffer stores); the game's public record is
+    ``env.unwrapped.details()``.
+    ``illegal_action="raise"`` suits tools that use the mask (PettingZoo's ``api_test``
+    and ``seed_test``, TorchRL, Tianshou, MaskablePPO); tools that sample without it
+    (PettingZoo's ``parallel_seed_test``, gymnasium's and SB3's ``check_env`` on
+    ``SelfPlayEnv``) need ``"penalize"``. See ``docs/integrations.md``.
 
 Version history
     v0: first release.
@@ -72,6 +81,8 @@ from .rules import FortyFives
 
 class raw_env(ParlourAECEnv):  # noqa: N801 - PettingZoo's naming convention
     """The unwrapped env; ``env()`` adds PettingZoo's order enforcement."""
+
+    metadata = {**ParlourAECEnv.metadata, "name": "forty_fives_v0"}
 
     def __init__(
         self,

@@ -45,11 +45,11 @@ it unchanged.
 
 from __future__ import annotations
 
-import struct
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..core import picklable
 from ..core.cards import SUIT_SYMBOLS, SUITS, cards_in
 from .state import Phase, State
 
@@ -101,7 +101,7 @@ class Layout:
         self.n = n
         self.flags, self.nbits, self.nscalars = _layout(n, nt)
         self.nbytes = (self.nbits + 7) // 8
-        self.scalars = struct.Struct(f"={self.nscalars}f")  # native order, like numpy
+        self.scalars = picklable.Struct(f"={self.nscalars}f")  # native order, as numpy
         self.played = tuple(52 + 52 * k for k in range(n))
         self.trick = 52 * (n + 1)
         self.turned = self.trick + 52

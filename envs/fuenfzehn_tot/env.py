@@ -32,13 +32,23 @@ Options
     ``half2_bust`` ("out" | "ends_round"), ``all_bust`` ("replay" | "next_starter"),
     ``zero_sum`` (True), ``auto_forced_moves`` (False), ``rule1`` and ``rule2`` (True:
     the seed's rules; off only to study them), ``illegal_action`` ("raise" |
-    "penalize"), ``render_mode`` (None | "ansi"). `FuenfzehnTot` says what each does.
+    "penalize"), ``render_mode`` (None | "human" | "ansi"). `FuenfzehnTot` says what
+    each does.
 
 Reset options
     ``dice``: the faces (1..6) in the order they are rolled, the roll-off included;
     ``None`` entries and dice after the list are random; dice left over when the game
     ends are ignored. ``starter``: the seat that starts the first round (it scripts the
     roll-off: that seat rolls 1, the others 2; ``dice`` then begin with the first turn).
+
+Infos and tools
+    ``infos[agent]`` is ``{"return": float, "illegal_action": bool}`` at every step
+    (what a replay buffer stores); the game's public record is
+    ``env.unwrapped.details()``.
+    ``illegal_action="raise"`` suits tools that use the mask (PettingZoo's ``api_test``
+    and ``seed_test``, TorchRL, Tianshou, MaskablePPO); tools that sample without it
+    (PettingZoo's ``parallel_seed_test``, gymnasium's and SB3's ``check_env`` on
+    ``SelfPlayEnv``) need ``"penalize"``. See ``docs/integrations.md``.
 
 Version history
     v0: first release.
@@ -52,6 +62,8 @@ from .rules import FuenfzehnTot
 
 class raw_env(ParlourAECEnv):  # noqa: N801 - PettingZoo's naming convention
     """The unwrapped env; ``env()`` adds PettingZoo's order enforcement."""
+
+    metadata = {**ParlourAECEnv.metadata, "name": "fuenfzehn_tot_v0"}
 
     def __init__(
         self,

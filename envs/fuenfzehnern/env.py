@@ -47,11 +47,20 @@ Options
     (True; strict only), ``tying_scoring`` (False; rules-notes' ``tying_rule``; 4
     players only), ``episode`` ("deal" | "match"), ``num_hands`` (match only; default
     the number of players), ``illegal_action`` ("raise" | "penalize"), ``render_mode``
-    (None | "ansi").
+    (None | "human" | "ansi").
 
 Reset options
     ``dealer``; ``deal`` = ``{"dealer": d, "hands": [[8 names] × P]}``; ``deals`` = a
     list of those for a match (later dealers follow the rotation and may be left out).
+
+Infos and tools
+    ``infos[agent]`` is ``{"return": float, "illegal_action": bool}`` at every step
+    (what a replay buffer stores); the game's public record is
+    ``env.unwrapped.details()``.
+    ``illegal_action="raise"`` suits tools that use the mask (PettingZoo's ``api_test``
+    and ``seed_test``, TorchRL, Tianshou, MaskablePPO); tools that sample without it
+    (PettingZoo's ``parallel_seed_test``, gymnasium's and SB3's ``check_env`` on
+    ``SelfPlayEnv``) need ``"penalize"``. See ``docs/integrations.md``.
 
 Version history
     v0: first release.
@@ -65,6 +74,8 @@ from .rules import Fuenfzehnern
 
 class raw_env(ParlourAECEnv):  # noqa: N801 - PettingZoo's naming convention
     """The unwrapped env; ``env()`` adds PettingZoo's order enforcement."""
+
+    metadata = {**ParlourAECEnv.metadata, "name": "fuenfzehnern_v0"}
 
     def __init__(
         self,

@@ -28,13 +28,22 @@ Rewards
 Options
     ``variant`` ("german" | "honeymoon"), ``episode`` ("deal" | "match"),
     ``match_target`` (14), ``illegal_action`` ("raise" | "penalize"), ``render_mode``
-    (None | "ansi").
+    (None | "human" | "ansi").
 
 Reset options
     ``dealer``; ``deal`` =
     ``{"dealer": d, "hands": [[13 names], [13 names]], "stock": [...]}`` with
     ``stock[0]`` the first face-up card; ``deals`` = a list of those for a Honeymoon
     match.
+
+Infos and tools
+    ``infos[agent]`` is ``{"return": float, "illegal_action": bool}`` at every step
+    (what a replay buffer stores); the game's public record is
+    ``env.unwrapped.details()``.
+    ``illegal_action="raise"`` suits tools that use the mask (PettingZoo's ``api_test``
+    and ``seed_test``, TorchRL, Tianshou, MaskablePPO); tools that sample without it
+    (PettingZoo's ``parallel_seed_test``, gymnasium's and SB3's ``check_env`` on
+    ``SelfPlayEnv``) need ``"penalize"``. See ``docs/integrations.md``.
 
 Version history
     v0: first release.
@@ -48,6 +57,8 @@ from .rules import GermanWhist
 
 class raw_env(ParlourAECEnv):  # noqa: N801 - PettingZoo's naming convention
     """The unwrapped env; ``env()`` adds PettingZoo's order enforcement."""
+
+    metadata = {**ParlourAECEnv.metadata, "name": "german_whist_v0"}
 
     def __init__(
         self,

@@ -4,7 +4,7 @@ Rules: seed ``001_f4a3b1d029e2542f.txt`` with ``shared/rules-notes.md`` §4; eve
 is in ``docs/games/herzeln.md``.
 
 Agents
-    ``player_0`` … ``player_{n-1}`` for ``num_players`` = 3 (24 French cards, ranked
+    ``player_0`` … ``player_{n-1}`` for ``players`` = 3 (24 French cards, ranked
     A 10 K Q J 9) or 4 (32 German cards, Daus 10 K O U 9 8 7). Play passes clockwise
     (seat ``i`` to ``i + 1``). The first dealer is a reset option
     (``options={"dealer": d}``) or drawn from the env's seeded generator; the deal
@@ -44,21 +44,30 @@ Rewards
     −20 (, −30) as players go out. Returns are the partie totals so far. NOT zero-sum
     (``game.zero_sum`` is False): one deal distributes −33 (3 players −31), +80, −80,
     −80, −40, +40, −40, −60 (−30). The highest total wins; equal totals share the win
-    (``infos["winners"]`` at the end).
+    (``env.unwrapped.details()["winners"]`` at the end).
 
 Options
-    ``num_players`` (3 | 4, default 4); ``episode`` ("partie": the eight deals in the
+    ``players`` (3 | 4, default 4); ``episode`` ("partie": the eight deals in the
     seed's order | "deal": one deal of ``contract``); ``contract`` (no_hearts, tricks,
     no_tricks, no_queens, king_of_hearts, last_trick, no_last_trick, domino; implies
     ``episode="deal"``); ``domino_layout`` ("single_cyclic_line" | "per_suit_rows");
     ``early_end`` (False: play all eight tricks; True: stop a penalty-card deal once its
     penalty cards are all taken); ``illegal_action`` ("raise" | "penalize");
-    ``render_mode`` (None | "ansi").
+    ``render_mode`` (None | "human" | "ansi").
 
 Reset options
     ``dealer``; ``deal`` = ``{"dealer": d, "hands": [[8 names] × n]}``; ``deals`` = a
     list of those for the deals of a partie in order (later dealers follow the
     rotation).
+
+Infos and tools
+    ``infos[agent]`` is ``{"return": float, "illegal_action": bool}`` at every step
+    (what a replay buffer stores); the game's public record is
+    ``env.unwrapped.details()``.
+    ``illegal_action="raise"`` suits tools that use the mask (PettingZoo's ``api_test``
+    and ``seed_test``, TorchRL, Tianshou, MaskablePPO); tools that sample without it
+    (PettingZoo's ``parallel_seed_test``, gymnasium's and SB3's ``check_env`` on
+    ``SelfPlayEnv``) need ``"penalize"``. See ``docs/integrations.md``.
 
 Version history
     v0: first release.
@@ -73,9 +82,11 @@ from .rules import Herzeln
 class raw_env(ParlourAECEnv):  # noqa: N801 - PettingZoo's naming convention
     """The unwrapped env; ``env()`` adds PettingZoo's order enforcement."""
 
+    metadata = {**ParlourAECEnv.metadata, "name": "herzeln_v0"}
+
     def __init__(
         self,
-        num_players: int = 4,
+        players: int = 4,
         episode: str | None = None,
         contract: str | None = None,
         domino_layout: str = "single_cyclic_line",
@@ -85,7 +96,7 @@ class raw_env(ParlourAECEnv):  # noqa: N801 - PettingZoo's naming convention
     ):
         super().__init__(
             Herzeln(
-                num_players=num_players,
+                players=players,
                 episode=episode,
                 contract=contract,
                 domino_layout=domino_layout,

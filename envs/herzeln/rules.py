@@ -10,12 +10,12 @@ force any deal.
 
 from __future__ import annotations
 
-import struct
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
+from ..core import picklable
 from ..core.cards import GERMAN_32, SHORT_24, cards_in, mask_of
 from ..core.deal import (
     check_partition,
@@ -66,10 +66,10 @@ DOMINO_STEP = -10
 
 
 class Herzeln(Game[State]):
-    """Herzeln for ``num_players`` = 3 (24 French cards) or 4 (32 German cards).
+    """Herzeln for ``players`` = 3 (24 French cards) or 4 (32 German cards).
 
     Options:
-        num_players: 3 or 4 (default 4).
+        players: 3 or 4 (default 4).
         episode: ``"partie"`` (the eight deals in the seed's order, dealer rotating) or
             ``"deal"`` (one deal of ``contract``). Default: ``"deal"`` when ``contract``
             is given, else ``"partie"``.
@@ -88,15 +88,15 @@ class Herzeln(Game[State]):
 
     def __init__(
         self,
-        num_players: int = 4,
+        players: int = 4,
         episode: str | None = None,
         contract: str | None = None,
         domino_layout: str = "single_cyclic_line",
         early_end: bool = False,
     ):
-        if isinstance(num_players, bool) or not isinstance(num_players, int):
-            raise ValueError(f"num_players must be 3 or 4, got {num_players!r}")
-        self.num_players = check_choice("num_players", num_players, (3, 4))
+        if isinstance(players, bool) or not isinstance(players, int):
+            raise ValueError(f"players must be 3 or 4, got {players!r}")
+        self.num_players = check_choice("players", players, (3, 4))
         if episode is None:
             episode = "deal" if contract is not None else "partie"
         self.episode = check_choice("episode", episode, EPISODES)
@@ -199,11 +199,11 @@ class Herzeln(Game[State]):
         self.observation_size = observation.size(self)
         # constants of the observation encoder (its hot path)
         self.obs_seats = tuple(tuple((p + k) % n for k in range(n)) for p in range(n))
-        self.obs_scalars = struct.Struct(f"={5 * n + 2}f")  # native order, like numpy
+        self.obs_scalars = picklable.Struct(f"={5 * n + 2}f")  # native order, as numpy
 
     def __repr__(self) -> str:
         return (
-            f"Herzeln(num_players={self.num_players}, episode={self.episode!r}, "
+            f"Herzeln(players={self.num_players}, episode={self.episode!r}, "
             f"contract={self.contract!r}, domino_layout={self.domino_layout!r})"
         )
 

@@ -56,7 +56,7 @@ _SPELLINGS = {
 def engine_state(env: Any) -> Any:
     """The engine state of a Parlour env (wrapped or not): the one place text play
     reads it from the adapter."""
-    return env.unwrapped.state
+    return env.unwrapped.game_state
 
 
 def prompt(game: Any, state: Any, seat: int, legal: Sequence[int]) -> str:

@@ -90,7 +90,7 @@ def agreement(
     def count(p: int, action: int) -> None:
         if p != seat:
             return
-        for tip, what in tip_situations(game, raw.state, p, action).items():
+        for tip, what in tip_situations(game, raw.game_state, p, action).items():
             if tip in CONTEST_TIPS:
                 kind, contested = what
                 cell = result.contests[tip].setdefault(kind, [0, 0])

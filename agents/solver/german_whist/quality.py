@@ -221,8 +221,8 @@ def stage2_quality(
     scores: list[DecisionScore] = []
     seeds = np.random.SeedSequence(seed).generate_state(games, dtype=np.uint32).tolist()
     def score(p: int, action: int) -> None:
-        if p == seat and raw.state.stage == 2:
-            scored = score_decision(game, raw.state, action)
+        if p == seat and raw.game_state.stage == 2:
+            scored = score_decision(game, raw.game_state, action)
             if scored.choice:
                 scores.append(scored)
 
