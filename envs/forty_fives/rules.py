@@ -68,7 +68,9 @@ TRUMP_BASE = 100  # every trump's strength is above every plain card's
 
 # --- the flat action space ------------------------------------------------------------
 PLAY = 0  # 0..51: play card c
-ROB = 52  # 52..103: rob the turned card, burying card c
+ROB = 52  # 52..103: rob the turned card, burying card c (then play on)
+#: "norob": kept so that the action space stays the same, never legal: the eligible
+#: player declines by playing his first card (see `_rob`)
 NOROB = 104
 PASS = 105
 BID = 106  # 106..109: bid 15, 20, 25, 30
@@ -336,11 +338,12 @@ class FortyFives(Game[State]):
     def apply(self, state: State, action: int) -> None:
         phase = state.phase
         if phase == Phase.PLAY:
-            self._play(state, action)
+            if ROB <= action <= NOROB:
+                self._rob(state, action)
+            else:
+                self._play(state, action)
         elif phase == Phase.DEAL:
             self._deal_card(state, action)
-        elif phase == Phase.ROB:
-            self._rob(state, action)
         elif phase == Phase.BID:
             self._bid(state, action)
         elif phase == Phase.DISCARD:
@@ -403,24 +406,19 @@ class FortyFives(Game[State]):
 
     def _start_play(self, state: State, leader: int) -> None:
         state.leader = state.to_play = leader
-        self._enter_turn(state)
-
-    def _enter_turn(self, state: State) -> None:
-        # "Geraubt wird, bevor du deine erste Karte spielst": the rob decision comes at
-        # the eligible player's first turn, in trick 1 [ENGINE CHOICE, rules-notes
-        # §1.3].
-        if state.to_play == state.rob_seat:
-            state.phase = Phase.ROB
-        else:
-            state.phase = Phase.PLAY
+        state.phase = Phase.PLAY
 
     # --- legal actions ----------------------------------------------------------------
     def legal_actions(self, state: State) -> list[int]:
         phase = state.phase
         if phase == Phase.PLAY:
-            return cards_in(self.legal_mask(state))
-        if phase == Phase.ROB:
-            return [ROB + c for c in cards_in(state.hands[state.to_play])] + [NOROB]
+            plays = cards_in(self.legal_mask(state))
+            if state.to_play == state.rob_seat:
+                # "Geraubt wird, bevor du deine erste Karte spielst": at his first turn
+                # the eligible player may rob (then plays) or play at once (the right
+                # lapses), so a decline looks like any other first card.
+                plays += [ROB + c for c in cards_in(state.hands[state.to_play])]
+            return plays
         if phase == Phase.BID:
             return self._legal_bids(state)
         if phase == Phase.TRUMP:
@@ -434,9 +432,9 @@ class FortyFives(Game[State]):
         action mask; card play and robbing need no list."""
         phase = state.phase
         if phase == Phase.PLAY:
+            if state.to_play == state.rob_seat:
+                return self.legal_mask(state) | state.hands[state.to_play] << ROB
             return self.legal_mask(state)
-        if phase == Phase.ROB:
-            return state.hands[state.to_play] << ROB | 1 << NOROB
         out = 0
         for action in self.legal_actions(state):
             out |= 1 << action
@@ -500,27 +498,36 @@ class FortyFives(Game[State]):
 
     # --- robbing ----------------------------------------------------------------------
     def _rob(self, state: State, action: int) -> None:
+        """``rob:X`` at the robber's first turn: X goes under the stock, the turned card
+        into his hand, and he plays on. There is no separate decline: playing the first
+        card is one ("sonst ist das Recht verfallen"), so nobody learns from the turn
+        order who might have robbed."""
         player = state.to_play
         if action == NOROB:
-            pass
-        elif (
-            ROB <= action < ROB + DECK.size
-            and state.hands[player] >> (action - ROB) & 1
-        ):
-            # "eine beliebige Karte aus der Hand gegen die aufgedeckte Karte tauschen.
-            # Die unerwünschte Karte kommt verdeckt unter den Stapel."
-            bit = 1 << (action - ROB)
-            state.hands[player] ^= bit
-            state.hands[player] |= 1 << state.turned
-            state.buried = action - ROB
-            state.put_away[player] |= bit
-            state.robbed_by = player
-        else:
             raise self.illegal(
-                state, action, "rob by burying a card from your hand, or norob"
+                state,
+                action,
+                "there is no separate decline: playing your first card without robbing "
+                "declines",
             )
+        if player != state.rob_seat:
+            raise self.illegal(
+                state,
+                action,
+                "only the holder of the ace of trumps (or the dealer, when an ace is "
+                "turned) may rob, before playing his first card",
+            )
+        if not state.hands[player] >> (action - ROB) & 1:
+            raise self.illegal(state, action, "bury a card from your own hand")
+        # "eine beliebige Karte aus der Hand gegen die aufgedeckte Karte tauschen. Die
+        # unerwünschte Karte kommt verdeckt unter den Stapel."
+        bit = 1 << (action - ROB)
+        state.hands[player] ^= bit
+        state.hands[player] |= 1 << state.turned
+        state.buried = action - ROB
+        state.put_away[player] |= bit
+        state.robbed_by = player
         state.rob_seat = -1
-        state.phase = Phase.PLAY
 
     # --- bidding, trumps, discards (auction variants) ---------------------------------
     def _bid(self, state: State, action: int) -> None:
@@ -610,6 +617,10 @@ class FortyFives(Game[State]):
                     " (void: you must trump)" if self.void_must_trump else ""
                 )
             raise self.illegal(state, card, why)
+        if player == state.rob_seat:
+            # "Geraubt wird, bevor du deine erste Karte spielst – sonst ist das Recht
+            # verfallen."
+            state.rob_seat = -1
         state.hands[player] ^= bit
         state.played |= bit
         state.played_by[player] |= bit
@@ -617,8 +628,6 @@ class FortyFives(Game[State]):
         n = self.num_players
         if len(state.trick) < n:
             state.to_play = (player + 1) % n
-            if state.rob_seat >= 0:
-                self._enter_turn(state)
             return
         self._finish_trick(state)
 
@@ -1000,7 +1009,7 @@ class FortyFives(Game[State]):
                     require(
                         size == HAND_SIZE, f"player_{s} holds {size} after the refill"
                     )
-            elif state.phase in (Phase.PLAY, Phase.ROB):
+            elif state.phase == Phase.PLAY:
                 played_now = (s - state.leader) % n < in_trick
                 expect = HAND_SIZE - state.trick_no - played_now
                 require(
@@ -1029,16 +1038,19 @@ class FortyFives(Game[State]):
                 f"side {t} has {state.deal_points[t]} points for {won} tricks",
             )
         require(sum(state.tricks_won) == state.trick_no, "trick count mismatch")
-        if state.phase in (Phase.PLAY, Phase.ROB):
+        if state.phase == Phase.PLAY:
             require(
                 state.to_play == (state.leader + in_trick) % n, "wrong player to act"
             )
             require(state.winner == -1, "a winner before the end")
-            if state.phase == Phase.ROB:
-                require(
-                    state.to_play == state.rob_seat and state.trick_no == 0,
-                    "a rob decision outside the eligible player's first turn",
-                )
+        if state.rob_seat >= 0:
+            require(
+                state.phase == Phase.PLAY
+                and state.trick_no == 0
+                and not state.played_by[state.rob_seat]
+                and state.robbed_by < 0,
+                "a rob still open after the eligible player's first card",
+            )
         # Scores: every finished deal handed out 25 points, or 30 with a trump played
         # (auction: failed bids come off, the 110 cap cuts; checked by range only).
         total, done = sum(state.scores), state.deal_no
