@@ -1321,6 +1321,58 @@ def test_bad_forced_deals(mutate, match):
         env.reset(options={"deal": deal})
 
 
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"episode": "deal", "max_deals": 5}, "max_deals=5 has no effect with ep"),
+        ({"episode": "deal", "target": 30}, "target=30 has no effect with episode"),
+        (
+            {"variant": "auction", "episode": "deal", "target": 60},
+            "target=60 has no effect",
+        ),
+        (
+            {"variant": "auction", "episode": "deal", "bidder_out_first": True},
+            "bidder_out_first=True has no effect with episode='deal'",
+        ),
+    ],
+)
+def test_inert_options_refused(options, message):
+    """Options that cannot change a one-deal episode are refused with one line (a match
+    target, the deal limit, the match-end house rule)."""
+    with pytest.raises(ValueError, match=message):
+        envs.make(ENV, **options)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"episode": "deal", "target": 45, "max_deals": 100},  # the defaults written out
+        {"variant": "auction", "episode": "deal", "bidder_out_first": False},
+        {"variant": "twenty_five", "episode": "deal", "target": 15},  # stops the deal
+        {"variant": "one_ten", "episode": "deal", "target": 30},  # caps others at 25
+        {"target": 30, "max_deals": 5},  # a match uses both
+    ],
+)
+def test_options_with_an_effect_or_default_accepted(options):
+    envs.make(ENV, **options)
+    envs.make(ENV, **envs.game_options(ENV, options))  # every option written out
+
+
+def test_twenty_five_deal_stops_at_its_target():
+    """ "wer zuerst 25 hat, gewinnt sofort, auch mitten im Spiel": with
+    ``target=10`` a Twenty-Five deal ends when a side has 10 points, so the target is
+    not inert in a one-deal episode."""
+    t = Table(
+        dominant(0, dealer=1),
+        players=2,
+        variant="twenty_five",
+        episode="deal",
+        target=10,
+    )
+    play_out(t)
+    assert t.game.is_terminal(t.state) and t.state.trick_no == 2
+
+
 def test_auction_deal_needs_kitty():
     """The auction variants add "kitty": [3]."""
     env = envs.make(ENV, variant="auction")

@@ -920,6 +920,34 @@ def test_bad_options(options: dict, message: str) -> None:
         envs.make(ENV, **options)
 
 
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"match_target": 10},
+        {"variant": "german", "episode": "deal", "match_target": 20},
+        {"variant": "honeymoon", "episode": "deal", "match_target": 7},
+    ],
+)
+def test_inert_match_target_refused(options: dict) -> None:
+    """``match_target`` only decides a Honeymoon match; in a one-deal episode (German
+    Whist always is one) another value would silently do nothing, so it is refused."""
+    with pytest.raises(ValueError, match=r"match_target=\d+ has no effect with ep"):
+        envs.make(ENV, **options)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"variant": "german", "match_target": 14},  # the default, written out
+        {"variant": "honeymoon", "episode": "deal", "match_target": 14},
+        {"variant": "honeymoon", "match_target": 3},  # a match: it acts
+    ],
+)
+def test_match_target_default_or_useful_accepted(options: dict) -> None:
+    envs.make(ENV, **options)
+    envs.make(ENV, **envs.game_options(ENV, options))  # every option written out
+
+
 # --- the invariants catch broken states -----------------------------------------------
 def _mid_game() -> tuple[GermanWhist, Any]:
     env = new_env(deal(hands=(["10S"], ["AS", "2S"]), stock=["KD", "QC", "JH"]))

@@ -908,6 +908,43 @@ def test_bad_options(options, message):
 
 
 @pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (
+            {"contract": "tricks", "domino_layout": "per_suit_rows"},
+            "domino_layout='per_suit_rows' has no effect without the Domino deal",
+        ),
+        (
+            {"contract": "domino", "early_end": True},
+            "early_end=True has no effect without a penalty-card deal",
+        ),
+        (
+            {"contract": "last_trick", "early_end": True},
+            "early_end=True has no effect",
+        ),
+    ],
+)
+def test_inert_options_refused(options, message):
+    """An option that cannot change the chosen deal is refused (one line); its default,
+    written out, is not."""
+    with pytest.raises(ValueError, match=message):
+        make(**options)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"contract": "tricks", "domino_layout": "single_cyclic_line"},
+        {"contract": "domino", "early_end": False},
+        {"contract": "no_hearts", "early_end": True},
+        {"domino_layout": "per_suit_rows", "early_end": True},  # a partie has both
+    ],
+)
+def test_options_with_an_effect_or_default_accepted(options):
+    make(**options)
+
+
+@pytest.mark.parametrize(
     "deal, message",
     [
         ({"hands": [["AS"] * 8] * 4}, "dealt twice"),

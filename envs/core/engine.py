@@ -153,6 +153,21 @@ def check_choice(name: str, value: Any, choices: Sequence[Any]) -> Any:
     return value
 
 
+def check_inert(name: str, value: Any, left_out: Any, why: str) -> None:
+    """Refuse an option that cannot change the game in the chosen setting.
+
+    The rule every game follows: such an option raises ValueError when its value differs
+    from the one it takes when left out (``left_out``; None where the setting has no
+    such thing at all, e.g. an auction-only option without an auction). Writing out that
+    value is accepted, so option dicts that spell out every option (configs, stored
+    checkpoint options, `parlour.envs.game_options`) keep working; any other value would
+    silently do nothing, which is almost certainly a mistake. ``why`` completes "has no
+    effect …" (e.g. "with episode='deal'").
+    """
+    if value != left_out:
+        raise ValueError(f"{name}={value!r} has no effect {why}; leave it out")
+
+
 def check_seat(name: str, value: Any, num_players: int) -> int:
     """Return ``value`` as a seat index or raise ValueError."""
     if isinstance(value, bool) or not isinstance(value, int | np.integer):

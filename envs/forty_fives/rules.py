@@ -29,7 +29,14 @@ from ..core.deal import (
     parse_hands,
     rotation_dealer,
 )
-from ..core.engine import CHANCE, TERMINAL, Game, check_choice, check_keys
+from ..core.engine import (
+    CHANCE,
+    TERMINAL,
+    Game,
+    check_choice,
+    check_inert,
+    check_keys,
+)
 from . import observation
 from .state import Phase, State
 
@@ -48,6 +55,7 @@ EPISODES = ("deal", "match")
 PACKETS = {"3+2": (3, 2), "2+3": (2, 3)}  # "erst 3, dann 2 (oder erst 2, dann 3)"
 #: the target of each variant: 45, "wer zuerst 25 hat", "Gespielt wird bis 120 / 110"
 TARGETS = {"forty_fives": 45, "twenty_five": 25, "auction": 120, "one_ten": 110}
+DEFAULT_MAX_DEALS = 100  # a match's deal limit (a safeguard, rules-notes §1.3)
 
 # --- the card orders (rules-notes §1.3; the seed's own table was lost) ----------------
 #: trumps, highest first; "AH" is the ace of hearts, always the third-best trump.
@@ -168,6 +176,11 @@ class FortyFives(Game[State]):
             the bidding side wins ("counts out first"; seed: the higher score, False).
         max_deals: deal limit of a match (default 100): the game then ends with the
             leader winning, or a draw if the lead is shared.
+
+    An option that cannot matter in the chosen setting raises ValueError unless it has
+    the value it takes when left out (`check_inert`): the auction-only options outside
+    the auction variants; with ``episode="deal"``, ``max_deals``, ``bidder_out_first``
+    and (except in Twenty-Five and 110, where it acts within a deal) ``target``.
     """
 
     reset_option_keys = frozenset({"dealer"})
@@ -184,7 +197,7 @@ class FortyFives(Game[State]):
         bidder_leads: bool | None = None,
         thirty_for_sixty: bool | None = None,
         bidder_out_first: bool | None = None,
-        max_deals: int = 100,
+        max_deals: int = DEFAULT_MAX_DEALS,
     ):
         if (
             isinstance(players, bool)
@@ -201,6 +214,16 @@ class FortyFives(Game[State]):
             target = TARGETS[variant]
         if isinstance(target, bool) or not isinstance(target, int) or target < 5:
             raise ValueError(f"target must be an integer of at least 5, got {target!r}")
+        if episode == "deal" and variant in ("forty_fives", "auction"):
+            # Twenty-Five stops a deal at the target, 110 caps the other sides at
+            # target - 5: there a target acts within one deal too.
+            check_inert(
+                "target",
+                target,
+                TARGETS[variant],
+                f"with episode='deal' and variant={variant!r} (one deal has no "
+                "target; only twenty_five and one_ten use it within a deal)",
+            )
         self.target = target
         self.void_must_trump = _flag("void_must_trump", void_must_trump)
         self.packets = PACKETS[check_choice("packets", packets, list(PACKETS))]
@@ -225,6 +248,11 @@ class FortyFives(Game[State]):
             or max_deals < 1
         ):
             raise ValueError(f"max_deals must be a positive integer, got {max_deals!r}")
+        if episode == "deal":
+            why = "with episode='deal' (it decides how a match ends)"
+            check_inert("max_deals", max_deals, DEFAULT_MAX_DEALS, why)
+            if self.auction:
+                check_inert("bidder_out_first", self.bidder_out_first, False, why)
         self.max_deals = max_deals
 
         self.deck = DECK

@@ -23,7 +23,14 @@ from ..core.deal import (
     parse_hands,
     rotation_dealer,
 )
-from ..core.engine import CHANCE, TERMINAL, Game, check_choice, check_keys
+from ..core.engine import (
+    CHANCE,
+    TERMINAL,
+    Game,
+    check_choice,
+    check_inert,
+    check_keys,
+)
 from . import observation
 from .state import Phase, State
 
@@ -31,6 +38,7 @@ HAND_SIZE = 13
 STAGE2_TRICKS = 13
 TRICKS_TO_WIN = 7  # "Whoever takes 7 or more of the 13 tricks in stage 2 wins the game"
 SPADES = 0
+MATCH_TARGET = 14  # Honeymoon: "the first player to 14 match points wins"
 
 VARIANTS = ("german", "honeymoon")
 EPISODES = ("deal", "match")
@@ -46,7 +54,9 @@ class GermanWhist(Game[State]):
             (deals with alternating dealer until a player has ``match_target`` match
             points). German Whist is one deal by the seed, so it only accepts
             ``"deal"``.
-        match_target: match points that win a Honeymoon match (seed: 14).
+        match_target: match points that win a Honeymoon match (seed: 14); with
+            ``episode="deal"`` it can change nothing, so any other value raises
+            ValueError (`check_inert`).
     """
 
     reset_option_keys = frozenset({"dealer"})
@@ -55,7 +65,7 @@ class GermanWhist(Game[State]):
         self,
         variant: str = "german",
         episode: str | None = None,
-        match_target: int = 14,
+        match_target: int = MATCH_TARGET,
     ):
         self.variant = check_choice("variant", variant, VARIANTS)
         self.honeymoon = variant == "honeymoon"
@@ -75,6 +85,13 @@ class GermanWhist(Game[State]):
         ):
             raise ValueError(
                 f"match_target must be a positive integer, got {match_target!r}"
+            )
+        if self.episode == "deal":
+            check_inert(
+                "match_target",
+                match_target,
+                MATCH_TARGET,
+                "with episode='deal' (only a Honeymoon match is played to a target)",
             )
         self.match_target = match_target
         self.deck = FRENCH_54 if self.honeymoon else FRENCH_52

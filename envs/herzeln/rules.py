@@ -24,7 +24,14 @@ from ..core.deal import (
     parse_hands,
     rotation_dealer,
 )
-from ..core.engine import CHANCE, TERMINAL, Game, check_choice, check_keys
+from ..core.engine import (
+    CHANCE,
+    TERMINAL,
+    Game,
+    check_choice,
+    check_inert,
+    check_keys,
+)
 from . import observation
 from .state import Phase, State
 
@@ -44,6 +51,8 @@ CONTRACTS = (
 NO_HEARTS, TRICKS, NO_TRICKS, NO_QUEENS, KING_OF_HEARTS = range(5)
 LAST_TRICK, NO_LAST_TRICK, DOMINO = range(5, 8)
 LAYOUTS = ("single_cyclic_line", "per_suit_rows")
+#: the deals ``early_end`` can shorten: they end once their penalty cards are taken
+PENALTY_CARD_CONTRACTS = (NO_HEARTS, NO_QUEENS, KING_OF_HEARTS)
 EPISODES = ("partie", "deal")
 HAND_SIZE = 8  # rules-notes §4.3: all cards are dealt, 8 each (32/4 or 24/3)
 TRICKS_PER_DEAL = 8
@@ -81,6 +90,10 @@ class Herzeln(Game[State]):
         early_end: end a penalty-card deal (No Hearts, No Queens, King of Hearts) once
             all its penalty cards are taken (default False, rules-notes: play all 8
             tricks; the score is the same either way).
+
+    ``domino_layout`` without the Domino deal and ``early_end`` without a penalty-card
+    deal (a one-deal episode of another contract) change nothing, so any value but the
+    default raises ValueError (`check_inert`).
     """
 
     zero_sum = False  # penalty contracts sum to negative totals (see DEAL_TOTALS)
@@ -123,6 +136,21 @@ class Herzeln(Game[State]):
         self.domino_layout = check_choice("domino_layout", domino_layout, LAYOUTS)
         if not isinstance(early_end, bool):
             raise ValueError(f"early_end must be True or False, got {early_end!r}")
+        if DOMINO not in self.contracts:
+            check_inert(
+                "domino_layout",
+                domino_layout,
+                LAYOUTS[0],
+                f"without the Domino deal (contract={contract!r})",
+            )
+        if not any(k in PENALTY_CARD_CONTRACTS for k in self.contracts):
+            check_inert(
+                "early_end",
+                early_end,
+                False,
+                f"without a penalty-card deal (contract={contract!r}; it ends No "
+                "Hearts, No Queens and King of Hearts early)",
+            )
         self.early_end = early_end
         n = self.num_players
         # "In three-hand games a pack of 24 French playing cards is used … In
