@@ -1306,8 +1306,12 @@ def _good_deal():
         (lambda d: d["hands"][0].pop(), "5 cards"),
         (lambda d: d["hands"].pop(), "4 hands"),
         (lambda d: d["hands"][1].__setitem__(0, "ZZ"), "unknown card"),
-        (lambda d: d["stock"].pop(), "stock must have 32"),
-        (lambda d: d.__setitem__("kitty", ["AS"]), "unknown deal 0 key"),
+        (lambda d: d["stock"].pop(), r"deal\['stock'\] must have 32"),
+        (
+            lambda d: d.__setitem__("kitty", ["AS"]),
+            r"deal\['kitty'\]: only the auction variants deal a kitty",
+        ),
+        (lambda d: d.__setitem__("pile", ["AS"]), r"unknown deal key\(s\) \['pile'\]"),
         (lambda d: d.__setitem__("dealer", 4), "dealer"),
         (lambda d: d.pop("dealer"), "needs its dealer"),
     ],
@@ -1374,16 +1378,21 @@ def test_twenty_five_deal_stops_at_its_target():
 
 
 def test_auction_deal_needs_kitty():
-    """The auction variants add "kitty": [3]."""
+    """The auction variants add "kitty": [3] ("eine Kitty aus 3 zusätzlich verdeckt
+    gegebenen Karten"); a deal without one says so, before the stock's count (which a
+    deal with the kitty's cards left in the stock breaks too)."""
     env = envs.make(ENV, variant="auction")
     deal = full_deal(SEED_BONUS_HANDS, kitty=["AS", "KS", "QS"], dealer=0)
     env.reset(options={"deal": deal})
+    no_kitty = full_deal(SEED_BONUS_HANDS, dealer=0)  # the 3 cards stay in the stock
+    with pytest.raises(ValueError, match=r"^deal has no 'kitty': the auction variants"):
+        env.reset(options={"deal": no_kitty})
     bad = dict(deal)
     bad.pop("kitty")
-    with pytest.raises(ValueError, match="kitty"):
+    with pytest.raises(ValueError, match="deal has no 'kitty'"):
         env.reset(options={"deal": bad})
     bad = dict(deal, kitty=["AS", "KS"])
-    with pytest.raises(ValueError, match="kitty must have 3"):
+    with pytest.raises(ValueError, match=r"deal\['kitty'\] must have 3"):
         env.reset(options={"deal": bad})
 
 

@@ -505,7 +505,7 @@ def test_honeymoon_pack_is_54_cards_with_two_jokers() -> None:
         "JKH",
         "JKL",
     }
-    with pytest.raises(ValueError, match="the stock must have 28 cards, got 26"):
+    with pytest.raises(ValueError, match=r"deal\['stock'\] must have 28 cards, got 26"):
         new_env(deal(), "honeymoon")  # a 52-card deal
     twice = deal(variant="honeymoon")
     twice["stock"][-1] = "AS"  # the place of the Low Joker
@@ -888,7 +888,7 @@ def names_of(g: GermanWhist, mask: int) -> set[str]:
         (
             "german",
             {"deal": {**deal(), "stock": deal()["stock"][:-1]}},
-            "the stock must have 26 cards, got 25",
+            r"deal\['stock'\] must have 26 cards, got 25",
         ),
     ],
 )

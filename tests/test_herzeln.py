@@ -952,7 +952,7 @@ def test_options_with_an_effect_or_default_accepted(options):
         ({"hands": [*suit_deal(4)[:3], suit_deal(4)[3][:7]]}, "must have 8 cards"),
         ({"hands": [[*suit_deal(4)[0][:7], "XS"], *suit_deal(4)[1:]]}, "unknown card"),
         ({"dealer": 4, "hands": suit_deal(4)}, "seat number"),
-        ({"hands": suit_deal(4), "stock": []}, "unknown deal 0 key"),
+        ({"hands": suit_deal(4), "stock": []}, r"unknown deal key\(s\)"),
     ],
 )
 def test_bad_forced_deals(deal, message):

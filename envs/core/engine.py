@@ -108,6 +108,14 @@ class Game(ABC, Generic[S]):
         """
         return []
 
+    def forced_ran_out(self, options: Mapping[str, Any]) -> str | None:
+        """What happens when the outcomes ``forced_chance(options)`` gave are used up
+        and the game comes to another chance node: None (the default) draws it from the
+        env's generator, as the later deals of a match after forced first deals; a
+        string is the message of the ValueError the env raises instead (a scripted dice
+        list must not run on into random dice unnoticed)."""
+        return None
+
     def check_invariants(self, state: S) -> None:
         """Raise AssertionError, saying what is wrong, if ``state`` breaks the game's
         bookkeeping (cards conserved, counts consistent, …). The default checks nothing;

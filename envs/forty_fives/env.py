@@ -60,7 +60,9 @@ Reset options
     …]}`` (``stock[0]`` is the turned card; each hand lists its first packet first); the
     auction variants add ``"kitty": [3 names]``. Every card appears exactly once.
     ``deals`` = a list of those for a match (later dealers follow the rotation and may
-    be left out).
+    be left out). Deals of a match after the forced ones are random (a
+    ``LaterDealsRandomWarning`` says so, once per env); errors name the deal
+    (``deal['stock']``, ``deals[1]['hands'][2]``).
 
 Robbing
     The holder of the ace of trumps (the dealer, when an ace is turned) finds the

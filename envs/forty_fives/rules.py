@@ -24,10 +24,12 @@ from ..core.cards import FRENCH_52, SUITS, cards_in, mask_of, parse_suit
 from ..core.deal import (
     check_partition,
     deal_list,
+    deal_name,
     parse_cards,
     parse_dealer,
     parse_hands,
     rotation_dealer,
+    warn_later_deals_random,
 )
 from ..core.engine import (
     CHANCE,
@@ -867,7 +869,9 @@ class FortyFives(Game[State]):
         (the base game's turned card is ``stock[0]``); the auction variants add
         ``"kitty": [3 names]``. Each hand lists its first packet first. Every card of
         the pack appears exactly once. Later deals of a match may leave out the dealer
-        (it rotates to the left).
+        (it rotates to the left). Errors name the deal (``deal``, ``deals[1]``). In a
+        match, deals after the forced ones are random (a `LaterDealsRandomWarning`
+        says so, once per env).
         """
         n = self.num_players
         deals = deal_list(options)
@@ -875,7 +879,9 @@ class FortyFives(Game[State]):
             raise ValueError(
                 "options['deals'] gives several deals but the episode is one deal"
             )
-        first_dealer = parse_dealer(options, n) if "dealer" in options else None
+        first_dealer = (
+            parse_dealer(options, n, "options") if "dealer" in options else None
+        )
         out: list[int | None] = []
         keys = (
             ("dealer", "hands", "stock", "kitty")
@@ -883,18 +889,31 @@ class FortyFives(Game[State]):
             else ("dealer", "hands", "stock")
         )
         for i, deal in enumerate(deals):
-            check_keys(f"deal {i}", deal, keys)
-            first_dealer = rotation_dealer(i, deal, first_dealer, n)
+            where = deal_name(options, i)
+            if not self.auction and "kitty" in deal:
+                raise ValueError(
+                    f"{where}['kitty']: only the auction variants deal a kitty "
+                    f"(variant={self.variant!r})"
+                )
+            check_keys(where, deal, keys)
+            if self.auction and "kitty" not in deal:
+                # before the stock's count, which a deal without its kitty also breaks
+                raise ValueError(
+                    f"{where} has no 'kitty': the auction variants deal "
+                    f"{KITTY_SIZE} cards face down to a kitty; give "
+                    f"{where}['kitty'] = [{KITTY_SIZE} card names]"
+                )
+            first_dealer = rotation_dealer(i, deal, first_dealer, n, where)
             if first_dealer is None:
                 raise ValueError(
-                    "a forced deal needs its dealer: give deal['dealer'] or "
+                    f"a forced deal needs its dealer: give {where}['dealer'] or "
                     "options['dealer'] (the packet order depends on it)"
                 )
-            hands = parse_hands(DECK, deal, n, HAND_SIZE)
-            stock = parse_cards(DECK, deal.get("stock"), f"deal {i} 'stock'")
+            hands = parse_hands(DECK, deal, n, HAND_SIZE, where)
+            stock = parse_cards(DECK, deal.get("stock"), f"{where}['stock']")
             if len(stock) != self.stock_size:
                 raise ValueError(
-                    f"deal {i}: the stock must have {self.stock_size} cards "
+                    f"{where}['stock'] must have {self.stock_size} cards "
                     f"(52 - {HAND_SIZE} x {n}"
                     f"{' - 3 for the kitty' if self.auction else ''}), "
                     f"got {len(stock)}"
@@ -902,22 +921,19 @@ class FortyFives(Game[State]):
             groups = [*hands, stock]
             kitty: list[int] = []
             if self.auction:
-                if "kitty" not in deal:
-                    raise ValueError(
-                        f"deal {i}: the auction variants need deal['kitty'] "
-                        f"({KITTY_SIZE} cards)"
-                    )
-                kitty = parse_cards(DECK, deal["kitty"], f"deal {i} 'kitty'")
+                kitty = parse_cards(DECK, deal["kitty"], f"{where}['kitty']")
                 if len(kitty) != KITTY_SIZE:
                     raise ValueError(
-                        f"deal {i}: the kitty must have {KITTY_SIZE} cards, "
+                        f"{where}['kitty'] must have {KITTY_SIZE} cards, "
                         f"got {len(kitty)}"
                     )
                 groups.append(kitty)
-            check_partition(DECK, groups, f"deal {i}")
+            check_partition(DECK, groups, where)
             out.extend(self._order_deal((first_dealer + i) % n, hands, kitty, stock))
         if first_dealer is None and not deals:
             return []
+        if deals and self.episode == "match" and len(deals) < self.max_deals:
+            warn_later_deals_random(self, len(deals), "match")
         return [first_dealer, *out]
 
     def _order_deal(

@@ -18,10 +18,12 @@ from ..core.cards import FRENCH_52, FRENCH_54, cards_in, mask_of
 from ..core.deal import (
     check_partition,
     deal_list,
+    deal_name,
     parse_cards,
     parse_dealer,
     parse_hands,
     rotation_dealer,
+    warn_later_deals_random,
 )
 from ..core.engine import (
     CHANCE,
@@ -489,6 +491,8 @@ class GermanWhist(Game[State]):
         A deal is
         ``{"dealer": d, "hands": [[13 names], [13 names]], "stock": [top first …]}``; in
         a match the dealer of later deals is fixed by alternation and may be left out.
+        Errors name the deal (``deal``, ``deals[1]``). In a match, deals after the
+        forced ones are random (a `LaterDealsRandomWarning` says so, once per env).
         """
         deals = deal_list(options)
         if len(deals) > 1 and self.episode == "deal":
@@ -500,19 +504,22 @@ class GermanWhist(Game[State]):
             first_dealer = parse_dealer(options, 2, "options")
         out: list[int] = []
         for i, deal in enumerate(deals):
-            check_keys(f"deal {i}", deal, ("dealer", "hands", "stock"))
-            first_dealer = rotation_dealer(i, deal, first_dealer, 2)
-            hands = parse_hands(self.deck, deal, 2, HAND_SIZE)
-            stock = parse_cards(self.deck, deal.get("stock"), f"deal {i} 'stock'")
+            where = deal_name(options, i)
+            check_keys(where, deal, ("dealer", "hands", "stock"))
+            first_dealer = rotation_dealer(i, deal, first_dealer, 2, where)
+            hands = parse_hands(self.deck, deal, 2, HAND_SIZE, where)
+            stock = parse_cards(self.deck, deal.get("stock"), f"{where}['stock']")
             if len(stock) != self.stock_size:
                 raise ValueError(
-                    f"deal {i}: the stock must have {self.stock_size} cards, "
+                    f"{where}['stock'] must have {self.stock_size} cards, "
                     f"got {len(stock)}"
                 )
-            check_partition(self.deck, [*hands, stock], f"deal {i}")
+            check_partition(self.deck, [*hands, stock], where)
             out.extend(hands[0] + hands[1] + stock)
         if first_dealer is None and not deals:
             return []
+        if deals and self.episode == "match":  # a match has no fixed number of deals
+            warn_later_deals_random(self, len(deals), "match")
         return [first_dealer, *out]  # None: the first dealer is left to chance
 
     def render(self, state: State, viewer: int | None = None) -> str:

@@ -20,9 +20,11 @@ from ..core.cards import GERMAN_32, SHORT_24, cards_in, mask_of
 from ..core.deal import (
     check_partition,
     deal_list,
+    deal_name,
     parse_dealer,
     parse_hands,
     rotation_dealer,
+    warn_later_deals_random,
 )
 from ..core.engine import (
     CHANCE,
@@ -652,7 +654,9 @@ class Herzeln(Game[State]):
         [...]}``.
 
         A deal is ``{"dealer": d, "hands": [[8 names] × n]}``; later deals of a partie
-        have their dealer fixed by the rotation and may leave it out.
+        have their dealer fixed by the rotation and may leave it out. Errors name the
+        deal (``deal``, ``deals[1]``). Deals of a partie after the forced ones are
+        random (a `LaterDealsRandomWarning` says so, once per env).
         """
         n = self.num_players
         deals = deal_list(options)
@@ -661,17 +665,22 @@ class Herzeln(Game[State]):
                 f"options['deals'] gives {len(deals)} deals but the episode has "
                 f"{len(self.contracts)}"
             )
-        first_dealer = parse_dealer(options, n) if "dealer" in options else None
+        first_dealer = (
+            parse_dealer(options, n, "options") if "dealer" in options else None
+        )
         out: list[int | None] = []
         for i, deal in enumerate(deals):
-            check_keys(f"deal {i}", deal, ("dealer", "hands"))
-            first_dealer = rotation_dealer(i, deal, first_dealer, n)
-            hands = parse_hands(self.deck, deal, n, HAND_SIZE)
-            check_partition(self.deck, hands, f"deal {i}")
+            where = deal_name(options, i)
+            check_keys(where, deal, ("dealer", "hands"))
+            first_dealer = rotation_dealer(i, deal, first_dealer, n, where)
+            hands = parse_hands(self.deck, deal, n, HAND_SIZE, where)
+            check_partition(self.deck, hands, where)
             for hand in hands:
                 out.extend(hand)
         if first_dealer is None and not deals:
             return []
+        if deals and len(deals) < len(self.contracts):
+            warn_later_deals_random(self, len(deals), "partie")
         return [first_dealer, *out]  # None: the first dealer is left to chance
 
 
