@@ -942,6 +942,7 @@ def test_inert_options_refused(options, message):
 )
 def test_options_with_an_effect_or_default_accepted(options):
     make(**options)
+    make(**envs.game_options("herzeln_v0", options))  # every option written out
 
 
 @pytest.mark.parametrize(
