@@ -397,7 +397,17 @@ def test_playing_the_first_card_declines_the_rob():
     t = Table(full_deal(hands, ["9C"], dealer=0), players=4)
     with pytest.raises(IllegalActionError, match="playing your first card"):
         t.act("norob")
+    # Only the robber is told (his text view, his "I may rob now" bit: F+4, where F is
+    # the first flag bit, 52 * (n + 4)).
+    flag = 52 * (4 + 4) + 4
+    assert "may first rob" in t.game.render(t.state, 1)
+    assert t.game.observe(t.state, 1)[flag] == 1.0
+    for seat in (0, 2, 3):
+        assert "rob" not in t.game.render(t.state, seat)
+        assert t.game.observe(t.state, seat)[flag] == 0.0
     t.act("KH")
+    assert "may first rob" not in t.game.render(t.state)
+    assert t.game.observe(t.state, 1)[flag] == 0.0
     assert t.state.robbed_by == -1 and t.state.rob_seat == -1
     assert t.hand(1) == {"AC", "3D", "QH", "JH"}
     t.play("4D", "8D", "2H")
