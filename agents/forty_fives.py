@@ -24,7 +24,9 @@ How the bot plays:
 * **Bonus.** With ``play_for_bonus`` a trick won with the highest trump still out is
   worth two tricks (it also takes the +5), so the bot spends that trump to win it, and
   its bids count the 5 of trumps as two tricks. Without it the bonus is ignored.
-* **Robbing** always (burying the weakest card) unless every card beats the turned one.
+* **Robbing** always (burying the weakest card) unless every card beats the turned one;
+  the ``rob:X`` actions come beside the cards at the robber's first turn, and declining
+  is playing a card.
 * **Auction.** Each suit is valued as trumps (expected tricks from the hand, the kitty
   and the partners, plus the bonus); the bot bids the top level its best suit covers,
   the dealer holds when it covers the high bid, and the bidder names that suit. Discards
@@ -229,10 +231,15 @@ class FortyFivesHeuristic(SwitchedBot):
         view = _View(turn.game, turn.state, turn.seat, self.know_order)
         phase = view.phase
         if phase == Phase.PLAY:
+            if legal[-1] >= rules.ROB:  # the robber's first turn: rob, or play at once
+                rob = self._rob(view, turn.state.turned)
+                if rob >= 0:
+                    return rob
+                legal = [a for a in legal if a < rules.ROB]
+                if len(legal) == 1:
+                    return legal[0]
             choice = self._play(view, [a - rules.PLAY for a in legal])
             return rules.PLAY + choice
-        if phase == Phase.ROB:
-            return self._rob(view, turn.state.turned, legal)
         if phase == Phase.BID:
             return self._bid(view, legal)
         if phase == Phase.TRUMP:
@@ -332,12 +339,13 @@ class FortyFivesHeuristic(SwitchedBot):
         return min(legal, key=cost)
 
     # --- robbing ----------------------------------------------------------------------
-    def _rob(self, view: _View, turned: int, legal: list[int]) -> int:
+    def _rob(self, view: _View, turned: int) -> int:
+        """``rob:X`` burying the weakest card, or -1 to decline (by playing)."""
         hand = cards_in(view.hand)
         worst = min(hand, key=lambda c: self._value(view, c))
         if self._value(view, worst) < self._value(view, turned):
             return rules.ROB + worst
-        return rules.NOROB
+        return -1
 
     # --- auction ----------------------------------------------------------------------
     def _suit_tricks(self, view: _View, suit: int) -> float:

@@ -8,6 +8,7 @@ the same ``forced_chance`` outcomes the env uses.
 
 from __future__ import annotations
 
+import copy
 from collections import deque
 
 import numpy as np
@@ -77,11 +78,8 @@ class Table:
             self.advance()
 
     def play(self, *cards):
-        """Play cards in turn, declining any rob decision met on the way."""
-        for card in cards:
-            if self.state.phase == Phase.ROB:
-                self.act("norob")
-            self.act(card)
+        """Play cards in turn (a robber who plays a card declines to rob)."""
+        self.act(*cards)
 
     def legal(self):
         return self.game.legal_names(self.state)
@@ -377,12 +375,45 @@ def test_seed_rob_example():
         ["8D", "9D", "10D", "JD", "QD"],
     ]
     t = Table(full_deal(hands, ["9C"], dealer=0), players=4)
-    assert t.state.phase == Phase.ROB and t.to_play == 1  # Ben leads, and decides first
-    assert set(t.legal()) == {"rob:AC", "rob:3D", "rob:KH", "rob:QH", "rob:JH", "norob"}
+    assert t.state.phase == Phase.PLAY and t.to_play == 1  # Ben leads, may rob first
+    robs = {"rob:AC", "rob:3D", "rob:KH", "rob:QH", "rob:JH"}
+    assert set(t.legal()) == robs | {"AC", "3D", "KH", "QH", "JH"}
     t.act("rob:3D")
     assert t.hand(1) == {"AC", "9C", "KH", "QH", "JH"}
     assert t.state.robbed_by == 1 and t.state.phase == Phase.PLAY and t.to_play == 1
-    assert "3D" not in t.legal() and "9C" in t.legal()
+    assert set(t.legal()) == {"AC", "9C", "KH", "QH", "JH"}  # robbed: now he leads
+
+
+def test_playing_the_first_card_declines_the_rob():
+    """ "Geraubt wird, bevor du deine erste Karte spielst – sonst ist das Recht
+    verfallen": a robber who plays his first card has declined; there is no separate
+    decline (``norob`` is never legal), and nothing is offered again."""
+    hands = [
+        ["2H", "3H", "4H", "6H", "7H"],
+        ["AC", "3D", "KH", "QH", "JH"],
+        ["2D", "4D", "5D", "6D", "7D"],
+        ["8D", "9D", "10D", "JD", "QD"],
+    ]
+    t = Table(full_deal(hands, ["9C"], dealer=0), players=4)
+    with pytest.raises(IllegalActionError, match="playing your first card"):
+        t.act("norob")
+    # Only the robber is told (his text view, his "I may rob now" bit: F+4, where F is
+    # the first flag bit, 52 * (n + 4)).
+    flag = 52 * (4 + 4) + 4
+    assert "may first rob" in t.game.render(t.state, 1)
+    assert t.game.observe(t.state, 1)[flag] == 1.0
+    for seat in (0, 2, 3):
+        assert "rob" not in t.game.render(t.state, seat)
+        assert t.game.observe(t.state, seat)[flag] == 0.0
+    t.act("KH")
+    assert "may first rob" not in t.game.render(t.state)
+    assert t.game.observe(t.state, 1)[flag] == 0.0
+    assert t.state.robbed_by == -1 and t.state.rob_seat == -1
+    assert t.hand(1) == {"AC", "3D", "QH", "JH"}
+    t.play("4D", "8D", "2H")
+    assert t.to_play == 1 and set(t.legal()) == {"QH", "JH", "3D", "AC"}  # no rob
+    with pytest.raises(IllegalActionError, match="may rob"):
+        t.act("rob:KH")
 
 
 def test_rob_at_first_turn_not_leading():
@@ -397,13 +428,14 @@ def test_rob_at_first_turn_not_leading():
     ]
     t = Table(full_deal(hands, ["9C"], dealer=0), players=4)
     assert t.state.phase == Phase.PLAY and t.to_play == 1
+    assert set(t.legal()) == {"8H", "9H", "10H", "JH", "QH"}  # no rob for player_1
     t.act("8H")
-    assert t.state.phase == Phase.ROB and t.to_play == 2
-    t.act("norob")
-    assert t.state.robbed_by == -1 and t.legal() == ["AC"]  # void in hearts: trump
+    assert t.state.phase == Phase.PLAY and t.to_play == 2
+    # void in hearts: he must trump, or rob first (any card of his hand)
+    assert set(t.legal()) == {"AC", "rob:AC", "rob:4D", "rob:5D", "rob:6D", "rob:7D"}
     t.play("AC", "8D", "2H")
-    for _ in range(4):  # trick 2 onwards: never a rob decision
-        assert t.state.phase != Phase.ROB
+    for _ in range(4):  # trick 2 onwards: never a rob
+        assert not any(n.startswith("rob") for n in t.legal())
         t.act(t.legal()[0])
 
 
@@ -418,7 +450,7 @@ def test_dealer_robs_a_turned_ace():
     ]
     t = Table(full_deal(hands, ["AS"], dealer=3), players=4)
     t.play("2H", "8H", "2D")
-    assert t.state.phase == Phase.ROB and t.to_play == 3
+    assert t.to_play == 3 and "rob:QD" in t.legal()
     t.act("rob:QD")
     assert t.hand(3) == {"8D", "9D", "10D", "JD", "AS"}
     assert t.state.robbed_by == 3 and t.state.buried == DECK.card("QD")
@@ -429,9 +461,9 @@ def test_ace_of_hearts_gives_no_rob_unless_hearts_are_trumps():
     rob"; when hearts are trumps the A♥ is the trump ace and its holder may rob."""
     hands = [["AH", "3C", "4C", "5C", "6C"], ["2D", "3D", "4D", "5D", "6D"]]
     t = Table(full_deal(hands, ["9S"], dealer=1), players=2)
-    assert t.state.phase == Phase.PLAY
+    assert t.to_play == 0 and not any(n.startswith("rob") for n in t.legal())
     t = Table(full_deal(hands, ["9H"], dealer=1), players=2)
-    assert t.state.phase == Phase.ROB and t.to_play == 0
+    assert t.to_play == 0 and "rob:3C" in t.legal()
 
 
 def test_no_rob_when_the_trump_ace_is_in_the_stock():
@@ -585,10 +617,7 @@ def play_out(t):
     """First legal card for every play until the deal (or game) is over."""
     deal_no = t.state.deal_no
     while not t.game.is_terminal(t.state) and t.state.deal_no == deal_no:
-        if t.state.phase == Phase.ROB:
-            t.act("norob")
-        else:
-            t.act(t.legal()[0])
+        t.act(t.legal()[0])  # a card: a robber declines
 
 
 # The 15:15 deal: the leader (A) holds KH KD KC 2H 2D, the other (B) 5S 3H 3D 3C QC.
@@ -1089,6 +1118,90 @@ def test_buried_card_hidden_robbed_card_public():
     assert not np.array_equal(oa["player_1"], ob["player_1"])
 
 
+def _ace_twins(game, rng):
+    """Two deals that differ only in who holds the ace of trumps, as far as
+    ``observer`` can tell: it lies in another player's hand in one, and in a third
+    player's hand or in the stock (below the turned card) in the other."""
+    n = game.num_players
+    names = list(DECK.names)
+    while True:
+        rng.shuffle(names)
+        turned = names[5 * n]
+        if not turned.startswith("A"):  # a turned ace: the dealer robs, publicly
+            break
+    ace = "A" + turned[-1]
+    observer = int(rng.integers(n))
+    hands = [names[5 * i : 5 * i + 5] for i in range(n)]
+    stock = names[5 * n :]
+    others = [s for s in range(n) if s != observer]
+    a = int(rng.choice(others))
+    # Put the ace in seat a's hand (swapping it with the card that was there).
+    where = next((h for h in [*hands, stock] if ace in h), None)
+    i, k = where.index(ace), int(rng.integers(5))
+    where[i], hands[a][k] = hands[a][k], ace
+    deal = {"dealer": int(rng.integers(n)), "hands": hands, "stock": stock}
+    twin = copy.deepcopy(deal)
+    rest = [s for s in others if s != a]
+    if rest and rng.random() < 0.5:  # another player holds it
+        b, j = int(rng.choice(rest)), int(rng.integers(5))
+        h = twin["hands"]
+        h[a][k], h[b][j] = h[b][j], h[a][k]
+    else:  # nobody does: it lies in the stock
+        j = int(rng.integers(1, len(stock)))
+        twin["hands"][a][k], twin["stock"][j] = twin["stock"][j], ace
+    return deal, twin, observer
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
+@pytest.mark.parametrize("variant", ["forty_fives", "twenty_five"])
+def test_who_may_rob_stays_hidden(players, variant):
+    """Robbing is asked at the robber's first turn to play, as at a real table
+    ("Geraubt wird, bevor du deine erste Karte spielst – sonst ist das Recht
+    verfallen"): a player who declines just plays, so until someone robs (public: the
+    turned card leaves the table), nobody else can tell who holds the ace of trumps.
+    Twin deals that move the ace between two other hands, or into the stock, give the
+    observer the same observations, turn order, infos and text view, and the same legal
+    actions when it is to act."""
+    game = FortyFives(players=players, variant=variant, episode="deal")
+    rng = np.random.default_rng(players * 10 + len(variant))
+    compared = rob_turns = 0
+    for _ in range(40):
+        deal, twin, observer = _ace_twins(game, rng)
+        states = []
+        for d in (deal, twin):
+            st = game.new_state()
+            for outcome in game.forced_chance({"deal": d}):
+                game.apply(st, outcome)
+            states.append(st)
+        x, y = states
+        while (
+            not game.is_terminal(x)
+            and not game.is_terminal(y)
+            and x.hands[observer] == y.hands[observer]
+            and x.played_by == y.played_by
+            and x.robbed_by == y.robbed_by == -1
+        ):
+            actor = game.current_player(x)
+            assert game.current_player(y) == actor, "the turn order differs"
+            np.testing.assert_array_equal(
+                game.observe(x, observer), game.observe(y, observer)
+            )
+            assert game.info(x) == game.info(y)
+            assert game.render(x, observer) == game.render(y, observer)
+            if actor == observer:
+                assert game.legal_actions(x) == game.legal_actions(y)
+            compared += 1
+            rob_turns += (x.rob_seat == actor) != (y.rob_seat == actor)
+            common = sorted(set(game.legal_actions(x)) & set(game.legal_actions(y)))
+            if not common:
+                break
+            action = common[int(rng.integers(len(common)))]
+            game.apply(x, action)
+            game.apply(y, action)
+    assert compared >= 100
+    assert rob_turns >= 5, f"only {rob_turns} turns where one twin could rob"
+
+
 def test_kitty_and_discards_hidden():
     """The kitty and every player's discards stay face down: other players' observations
     depend only on the counts."""
@@ -1203,8 +1316,12 @@ def _good_deal():
         (lambda d: d["hands"][0].pop(), "5 cards"),
         (lambda d: d["hands"].pop(), "4 hands"),
         (lambda d: d["hands"][1].__setitem__(0, "ZZ"), "unknown card"),
-        (lambda d: d["stock"].pop(), "stock must have 32"),
-        (lambda d: d.__setitem__("kitty", ["AS"]), "unknown deal 0 key"),
+        (lambda d: d["stock"].pop(), r"deal\['stock'\] must have 32"),
+        (
+            lambda d: d.__setitem__("kitty", ["AS"]),
+            r"deal\['kitty'\]: only the auction variants deal a kitty",
+        ),
+        (lambda d: d.__setitem__("pile", ["AS"]), r"unknown deal key\(s\) \['pile'\]"),
         (lambda d: d.__setitem__("dealer", 4), "dealer"),
         (lambda d: d.pop("dealer"), "needs its dealer"),
     ],
@@ -1218,17 +1335,74 @@ def test_bad_forced_deals(mutate, match):
         env.reset(options={"deal": deal})
 
 
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"episode": "deal", "max_deals": 5}, "max_deals=5 has no effect with ep"),
+        ({"episode": "deal", "target": 30}, "target=30 has no effect with episode"),
+        (
+            {"variant": "auction", "episode": "deal", "target": 60},
+            "target=60 has no effect",
+        ),
+        (
+            {"variant": "auction", "episode": "deal", "bidder_out_first": True},
+            "bidder_out_first=True has no effect with episode='deal'",
+        ),
+    ],
+)
+def test_inert_options_refused(options, message):
+    """Options that cannot change a one-deal episode are refused with one line (a match
+    target, the deal limit, the match-end house rule)."""
+    with pytest.raises(ValueError, match=message):
+        envs.make(ENV, **options)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"episode": "deal", "target": 45, "max_deals": 100},  # the defaults written out
+        {"variant": "auction", "episode": "deal", "bidder_out_first": False},
+        {"variant": "twenty_five", "episode": "deal", "target": 15},  # stops the deal
+        {"variant": "one_ten", "episode": "deal", "target": 30},  # caps others at 25
+        {"target": 30, "max_deals": 5},  # a match uses both
+    ],
+)
+def test_options_with_an_effect_or_default_accepted(options):
+    envs.make(ENV, **options)
+    envs.make(ENV, **envs.game_options(ENV, options))  # every option written out
+
+
+def test_twenty_five_deal_stops_at_its_target():
+    """ "wer zuerst 25 hat, gewinnt sofort, auch mitten im Spiel": with
+    ``target=10`` a Twenty-Five deal ends when a side has 10 points, so the target is
+    not inert in a one-deal episode."""
+    t = Table(
+        dominant(0, dealer=1),
+        players=2,
+        variant="twenty_five",
+        episode="deal",
+        target=10,
+    )
+    play_out(t)
+    assert t.game.is_terminal(t.state) and t.state.trick_no == 2
+
+
 def test_auction_deal_needs_kitty():
-    """The auction variants add "kitty": [3]."""
+    """The auction variants add "kitty": [3] ("eine Kitty aus 3 zusätzlich verdeckt
+    gegebenen Karten"); a deal without one says so, before the stock's count (which a
+    deal with the kitty's cards left in the stock breaks too)."""
     env = envs.make(ENV, variant="auction")
     deal = full_deal(SEED_BONUS_HANDS, kitty=["AS", "KS", "QS"], dealer=0)
     env.reset(options={"deal": deal})
+    no_kitty = full_deal(SEED_BONUS_HANDS, dealer=0)  # the 3 cards stay in the stock
+    with pytest.raises(ValueError, match=r"^deal has no 'kitty': the auction variants"):
+        env.reset(options={"deal": no_kitty})
     bad = dict(deal)
     bad.pop("kitty")
-    with pytest.raises(ValueError, match="kitty"):
+    with pytest.raises(ValueError, match="deal has no 'kitty'"):
         env.reset(options={"deal": bad})
     bad = dict(deal, kitty=["AS", "KS"])
-    with pytest.raises(ValueError, match="kitty must have 3"):
+    with pytest.raises(ValueError, match=r"deal\['kitty'\] must have 3"):
         env.reset(options={"deal": bad})
 
 

@@ -453,7 +453,9 @@ def test_auto_forced_moves_leaves_only_real_choices() -> None:
     """``auto_forced_moves``: a forced action (the first roll, 9 stands, 10 rolls, rule
     2) is applied by the engine, so every decision left offers both actions."""
     env = envs.make(ENV, players=3, auto_forced_moves=True)
-    env.reset(seed=0, options={"starter": 0, "dice": [4, 5, 5, 5, 1, 1, 3]})
+    # the scripted dice, then random ones (None) for the random play below
+    dice = [4, 5, 5, 5, 1, 1, 3] + [None] * 2000
+    env.reset(seed=0, options={"starter": 0, "dice": dice})
     raw = env.unwrapped
     # player_0: 4 (rolled by itself), he rolls: 9 stands by itself.
     assert (raw.game_state.total, raw.game_state.rolls) == (4, 1)
@@ -539,9 +541,10 @@ def test_bad_actions() -> None:
         t.game.apply(state, 7)
 
 
-def test_scripted_dice_run_out_into_random_ones() -> None:
-    """Dice after the scripted list come from the env's seeded generator; ``None``
-    entries leave single dice to chance."""
+def test_scripted_dice_that_run_out_are_an_error() -> None:
+    """A game that needs a die after the scripted list raises ValueError saying so (it
+    does not go on with random dice unnoticed); ``None`` entries leave single dice to
+    chance; with ``starter`` alone every die after the roll-off is random."""
     env = envs.make(ENV, players=2)
     env.reset(seed=5, options={"starter": 1, "dice": [None, 4]})
     raw = env.unwrapped
@@ -549,6 +552,14 @@ def test_scripted_dice_run_out_into_random_ones() -> None:
     env.step(0)
     assert raw.game_state.player == 1 and raw.game_state.dice[1] == 4
     assert 1 <= raw.game_state.dice[0] <= 6
+    env.reset(seed=5, options={"starter": 1, "dice": [2, 3]})
+    env.step(0)
+    env.step(0)  # 2 + 3: he may roll again
+    message = r"options\['dice'\] ran out: the game needs another die after the 2 "
+    with pytest.raises(ValueError, match=message):
+        env.step(0)  # a third roll
+    with pytest.raises(ValueError, match=r"after the 0 scripted ones"):
+        env.reset(seed=5, options={"dice": []})  # the roll-off already needs dice
     faces = set()
     for seed in range(30):  # unscripted dice vary with the seed
         env.reset(seed=seed, options={"starter": 0})

@@ -675,7 +675,7 @@ def test_bad_options_raise(options: dict, match: str) -> None:
         ),
         ({"dealer": 3, "hands": [["XX", *DEAL_A[0][1:]], *DEAL_A[1:]]}, "unknown card"),
         ({"dealer": 4, "hands": DEAL_A}, "seat number"),
-        ({"dealer": 3, "hands": DEAL_A, "stock": []}, "unknown deal 0 key"),
+        ({"dealer": 3, "hands": DEAL_A, "stock": []}, r"unknown deal key\(s\)"),
     ],
 )
 def test_malformed_deals_raise(deal: dict, match: str) -> None:

@@ -505,7 +505,7 @@ def test_honeymoon_pack_is_54_cards_with_two_jokers() -> None:
         "JKH",
         "JKL",
     }
-    with pytest.raises(ValueError, match="the stock must have 28 cards, got 26"):
+    with pytest.raises(ValueError, match=r"deal\['stock'\] must have 28 cards, got 26"):
         new_env(deal(), "honeymoon")  # a 52-card deal
     twice = deal(variant="honeymoon")
     twice["stock"][-1] = "AS"  # the place of the Low Joker
@@ -888,7 +888,7 @@ def names_of(g: GermanWhist, mask: int) -> set[str]:
         (
             "german",
             {"deal": {**deal(), "stock": deal()["stock"][:-1]}},
-            "the stock must have 26 cards, got 25",
+            r"deal\['stock'\] must have 26 cards, got 25",
         ),
     ],
 )
@@ -918,6 +918,34 @@ def test_bad_forced_deals(variant: str, options: dict, message: str) -> None:
 def test_bad_options(options: dict, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         envs.make(ENV, **options)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"match_target": 10},
+        {"variant": "german", "episode": "deal", "match_target": 20},
+        {"variant": "honeymoon", "episode": "deal", "match_target": 7},
+    ],
+)
+def test_inert_match_target_refused(options: dict) -> None:
+    """``match_target`` only decides a Honeymoon match; in a one-deal episode (German
+    Whist always is one) another value would silently do nothing, so it is refused."""
+    with pytest.raises(ValueError, match=r"match_target=\d+ has no effect with ep"):
+        envs.make(ENV, **options)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"variant": "german", "match_target": 14},  # the default, written out
+        {"variant": "honeymoon", "episode": "deal", "match_target": 14},
+        {"variant": "honeymoon", "match_target": 3},  # a match: it acts
+    ],
+)
+def test_match_target_default_or_useful_accepted(options: dict) -> None:
+    envs.make(ENV, **options)
+    envs.make(ENV, **envs.game_options(ENV, options))  # every option written out
 
 
 # --- the invariants catch broken states -----------------------------------------------

@@ -908,6 +908,44 @@ def test_bad_options(options, message):
 
 
 @pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (
+            {"contract": "tricks", "domino_layout": "per_suit_rows"},
+            "domino_layout='per_suit_rows' has no effect without the Domino deal",
+        ),
+        (
+            {"contract": "domino", "early_end": True},
+            "early_end=True has no effect without a penalty-card deal",
+        ),
+        (
+            {"contract": "last_trick", "early_end": True},
+            "early_end=True has no effect",
+        ),
+    ],
+)
+def test_inert_options_refused(options, message):
+    """An option that cannot change the chosen deal is refused (one line); its default,
+    written out, is not."""
+    with pytest.raises(ValueError, match=message):
+        make(**options)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"contract": "tricks", "domino_layout": "single_cyclic_line"},
+        {"contract": "domino", "early_end": False},
+        {"contract": "no_hearts", "early_end": True},
+        {"domino_layout": "per_suit_rows", "early_end": True},  # a partie has both
+    ],
+)
+def test_options_with_an_effect_or_default_accepted(options):
+    make(**options)
+    make(**envs.game_options("herzeln_v0", options))  # every option written out
+
+
+@pytest.mark.parametrize(
     "deal, message",
     [
         ({"hands": [["AS"] * 8] * 4}, "dealt twice"),
@@ -915,7 +953,7 @@ def test_bad_options(options, message):
         ({"hands": [*suit_deal(4)[:3], suit_deal(4)[3][:7]]}, "must have 8 cards"),
         ({"hands": [[*suit_deal(4)[0][:7], "XS"], *suit_deal(4)[1:]]}, "unknown card"),
         ({"dealer": 4, "hands": suit_deal(4)}, "seat number"),
-        ({"hands": suit_deal(4), "stock": []}, "unknown deal 0 key"),
+        ({"hands": suit_deal(4), "stock": []}, r"unknown deal key\(s\)"),
     ],
 )
 def test_bad_forced_deals(deal, message):

@@ -88,25 +88,26 @@ def test_forty_fives_solver_equals_minimax(players, variant):
 
 
 def test_forty_fives_rob_is_searched():
-    """A rob still to come in trick 1 (and the rob decision itself) is part of the
-    search: 2 players, whole deals, against minimax."""
+    """A rob still to come in trick 1 (the other seat's, and the seat to act's own
+    first turn: each ``rob:X`` and each card, which declines) is part of the search: 2
+    players, whole deals, against minimax."""
     game = FortyFives(players=2, episode="deal")
     rng = np.random.default_rng(5)
-    robs = 0
-    for _ in range(60):
-        st = advance_random(
-            game, rng, 5, lambda s: s.phase in (FFPhase.PLAY, FFPhase.ROB)
-        )
+    robs = {True: 0, False: 0}  # the seat to act may rob / the other seat may
+    for _ in range(200):
+        st = advance_random(game, rng, 5, lambda s: s.phase == FFPhase.PLAY)
         solver = sff.solver_for(game, st, st.to_play)
-        if st.phase != FFPhase.ROB and solver.rob_seat < 0:
+        own = solver.rob_seat == st.to_play
+        if solver.rob_seat < 0 or robs[own] == 2:
             continue
-        robs += 1
+        robs[own] += 1
+        assert own == any(a >= ffr.ROB for a in game.legal_actions(st))
         team = game.team_of[st.to_play]
         values = sff.move_values(game, st)
         check_values(game, st, values, lambda s, t=team: ff_minimax(game, s, t))
-        if robs == 3:
+        if robs == {True: 2, False: 2}:
             break
-    assert robs == 3
+    assert robs == {True: 2, False: 2}
 
 
 def test_forty_fives_trick_rule_matches_engine():

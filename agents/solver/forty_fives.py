@@ -16,7 +16,8 @@ deal, and a trick's highest trump always wins it, so the bonus goes to the trick
 highest trump is above every trump still in a hand after it, provided it beats the best
 trump played before the search began (else the engine has already given it). The
 pending rob is searched: the eligible seat, at its first card of trick 1, chooses to
-rob (burying any card) or not.
+rob (burying any card) or not; for the seat to act, `move_values` gives each ``rob:X``
+and each card (a card declines) its value.
 
 **Equivalences** (`FortyFivesSolver.equivalent`): two cards of one hand in the same
 trick group (the trumps with the A♥, or one plain suit without it) with no card still
@@ -29,7 +30,8 @@ robbed it, and the suits each seat has shown it lacks: a plain card other than t
 led shows a void in that suit, and with ``void_must_trump`` no trumps either; a plain
 card on a trump lead shows no trump but the top trumps above the led card), and plays
 the card with the best mean exact value; ``solver`` is ``pimc:DEFAULT_SAMPLES``.
-Robbing, bidding, naming trumps and discarding are the heuristic bot's
+Robbing (whether to rob and what to bury; on a decline PIMC picks the first card),
+bidding, naming trumps and discarding are the heuristic bot's
 (`parlour.agents.forty_fives.FortyFivesHeuristic`). The trick history is not part of
 the engine state, so the bot remembers the tricks it sees between its turns
 (`FortyFivesPIMC.observe`); called on a state it did not follow, it uses the current
@@ -38,6 +40,7 @@ trick only.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -279,18 +282,17 @@ def side_mask(game: FortyFives, seat: int) -> int:
 def pending_rob(game: FortyFives, state: State, hands: list[int]) -> int:
     """The seat that may still rob at its first card of trick 1 in a deal with these
     ``hands`` (-1: none): the trump ace's holder, or the dealer when the ace was turned;
-    only while nobody robbed and that seat has not played yet."""
+    only while nobody robbed and that seat has not played yet (the seat to act
+    included: it robs or plays at its first turn)."""
     if game.auction or state.trick_no or state.robbed_by >= 0 or state.turned < 0:
         return -1
-    if state.phase == Phase.ROB:
-        return state.to_play
     turned = state.turned
     if DECK.rank[turned] == 0:
         seat = state.dealer
     else:
         ace = 1 << DECK.card("A" + "SHDC"[state.trump])
         seat = next((s for s in range(game.num_players) if hands[s] & ace), -1)
-    if seat < 0 or state.played_by[seat] or seat == state.to_play:
+    if seat < 0 or state.played_by[seat]:
         return -1
     return seat
 
@@ -300,17 +302,16 @@ def solver_for(
 ) -> FortyFivesSolver:
     """A solver for ``state`` (or the world ``hands`` of it) with ``seat``'s side
     solving."""
-    if state.phase not in (Phase.PLAY, Phase.ROB):
+    if state.phase != Phase.PLAY:
         raise ValueError(f"no trick play to solve in phase {state.phase.name}")
     hands = list(state.hands if hands is None else hands)
-    rob = pending_rob(game, state, hands)
     return FortyFivesSolver(
         game,
         hands,
         side_mask(game, seat),
         state.trump,
         best_before=state.best_trump,
-        rob_seat=rob if state.phase == Phase.PLAY else -1,
+        rob_seat=pending_rob(game, state, hands),
         turned=state.turned,
     )
 
@@ -342,34 +343,37 @@ def move_values(
     state: State,
     hands: list[int] | None = None,
     seat: int | None = None,
+    actions: list[int] | None = None,
 ) -> dict[int, int]:
-    """Each legal action's exact value: the acting seat's side's points in the deal
-    (tricks so far included) with best play after it, all hands open (``hands``: a
-    world to use instead of the state's). Covers trick play and the rob decision."""
+    """Each legal action's exact value (``actions``: only these legal ones): the acting
+    seat's side's points in the deal (tricks so far included) with best play after it,
+    all hands open (``hands``: a world to use instead of the state's). Covers trick
+    play and the robber's first turn (``rob:X``, or a card that declines)."""
     if seat is None:
         seat = state.to_play
     if seat != state.to_play:
         raise ValueError(f"seat {seat} is not to act (player_{state.to_play} is)")
     solver = solver_for(game, state, seat, hands)
-    rob = solver.rob_seat if state.phase == Phase.PLAY else seat
-    base = points_so_far(game, state, seat, solver.hands, rob)
+    base = points_so_far(game, state, seat, solver.hands, solver.rob_seat)
     leader, trick = state.leader, list(state.trick)
-    if state.phase == Phase.ROB:
-        out: dict[int, int] = {}
+    if actions is None:
+        actions = game.legal_actions(state)
+    out: dict[int, int] = {}
+    plays = [a for a in actions if a < rules.ROB]
+    if solver.rob_seat == seat:
+        # Robbing or playing a card both end the seat's right to rob.
+        solver.rob_seat = -1
         hand = solver.hands[seat]
-        for a in game.legal_actions(state):
-            h = (
-                hand
-                if a == rules.NOROB
-                else hand ^ 1 << (a - rules.ROB) | 1 << state.turned
-            )
-            solver.hands[seat] = h
-            out[a] = base + solver.value(leader, trick, solver.bonus_card(trick))
-            solver.hands[seat] = hand
-        return out
-    ext = solver.bonus_card(trick)
-    values = solver.move_values(leader, trick, ext, game.legal_actions(state))
-    return {a: base + v for a, v in values.items()}
+        for a in actions:
+            if a >= rules.ROB:
+                solver.hands[seat] = hand ^ 1 << (a - rules.ROB) | 1 << state.turned
+                out[a] = base + solver.value(leader, trick, solver.bonus_card(trick))
+        solver.hands[seat] = hand
+    if plays:
+        ext = solver.bonus_card(trick)
+        values = solver.move_values(leader, trick, ext, plays)
+        out.update((a, base + v) for a, v in values.items())
+    return {a: out[a] for a in actions}
 
 
 def solve(game: FortyFives, state: State, hands: list[int] | None = None) -> int:
@@ -479,7 +483,22 @@ class FortyFivesPIMC(PIMCAgent):
         return knowledge(turn.game, turn.state, turn.seat, forbid)
 
     def solve_world(self, turn: Turn, hands: list[int], legal: list[int]) -> dict:
-        return move_values(turn.game, turn.state, hands, turn.seat)
+        return move_values(turn.game, turn.state, hands, turn.seat, legal)
+
+    def act(self, turn: Turn) -> int:
+        """As `PIMCAgent.act`; at the robber's first turn the heuristic bot decides
+        whether to rob (as it did when robbing was a phase of its own), and PIMC picks
+        the card when it does not."""
+        legal = turn.legal_actions()
+        if legal and legal[-1] >= rules.ROB:
+            choice = self.base.act(turn)
+            if choice >= rules.ROB:
+                self.observe(turn)
+                return choice
+            mask = turn.mask.copy()
+            mask[rules.ROB :] = 0
+            turn = replace(turn, mask=mask)
+        return super().act(turn)
 
 
 def make_agent(kind: str, arg: str, seed: int | None = None) -> Agent:

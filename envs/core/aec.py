@@ -134,6 +134,7 @@ class ParlourAECEnv(AECEnv):
             )
             options = {k: v for k, v in options.items() if k in allowed}
         forced = deque(self.game.forced_chance(options))
+        self._forced_ran_out = self.game.forced_ran_out(options)
         self.game_state = self.game.new_state()
         # Outcomes beyond the first decision (later deals of a match, later dice) are
         # used as their chance nodes come up; any left when the episode ends go unused.
@@ -298,6 +299,8 @@ class ParlourAECEnv(AECEnv):
             if outcome is None:
                 outcome = game.sample_chance(state, rng)[0]
             apply(state, outcome)
+        if self._forced_ran_out is not None and current_player(state) == CHANCE:
+            raise ValueError(self._forced_ran_out)
         # sample_chance may draw several outcomes that follow each other (a whole
         # shuffle): apply them while the state is still a chance node, and draw again if
         # it still is one after the last.

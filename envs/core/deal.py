@@ -1,8 +1,15 @@
 """Validation of forced deals (``reset(options={"deal": …})``), shared by the card
-games."""
+games.
+
+Every error names the deal it is about as the user wrote it: ``deal`` for
+``options["deal"]``, ``deals[1]`` for the second entry of ``options["deals"]``
+(`deal_name`), e.g. ``deals[1]['hands'][2]: unknown card name 'XQ'``.
+"""
 
 from __future__ import annotations
 
+import warnings
+import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -10,25 +17,60 @@ from .cards import Deck
 from .engine import check_keys, check_seat
 
 
+class LaterDealsRandomWarning(UserWarning):
+    """Forced deals cover only the first deals of a multi-deal episode; the rest are
+    dealt at random from the env's seed."""
+
+
+#: games that have already warned (once per game object, i.e. once per env)
+_WARNED: weakref.WeakSet[Any] = weakref.WeakSet()
+
+
+def warn_later_deals_random(game: Any, forced: int, episode: str) -> None:
+    """Warn, once per ``game`` object, that a ``episode`` has deals after the ``forced``
+    forced ones and that those are random."""
+    if game in _WARNED:
+        return
+    _WARNED.add(game)
+    warnings.warn(
+        f"{game.name}: the forced deal(s) fix the first {forced} deal(s) of the "
+        f"{episode}; later deals are dealt at random from the env's seed (force "
+        "more with options['deals'])",
+        LaterDealsRandomWarning,
+        stacklevel=3,
+    )
+
+
+def deal_name(options: Mapping[str, Any], i: int) -> str:
+    """How errors name deal ``i`` of ``options``: ``deal`` or ``deals[i]``."""
+    return f"deals[{i}]" if "deals" in options else "deal"
+
+
 def parse_hands(
-    deck: Deck, deal: Mapping[str, Any], num_players: int, hand_size: int
+    deck: Deck,
+    deal: Mapping[str, Any],
+    num_players: int,
+    hand_size: int,
+    where: str = "deal",
 ) -> list[list[int]]:
-    """The ``"hands"`` entry: ``num_players`` lists of ``hand_size`` card names each."""
+    """The ``"hands"`` entry: ``num_players`` lists of ``hand_size`` card names each.
+    Errors start with ``{where}['hands']``."""
     hands = deal.get("hands")
     if not isinstance(hands, Sequence) or isinstance(hands, str):
         raise ValueError(
-            f"deal['hands'] must be a list of {num_players} lists of card names"
+            f"{where}['hands'] must be a list of {num_players} lists of card names"
         )
     if len(hands) != num_players:
         raise ValueError(
-            f"deal['hands'] must have {num_players} hands, got {len(hands)}"
+            f"{where}['hands'] must have {num_players} hands, got {len(hands)}"
         )
     out = []
     for seat, hand in enumerate(hands):
-        cards = parse_cards(deck, hand, f"deal['hands'][{seat}]")
+        cards = parse_cards(deck, hand, f"{where}['hands'][{seat}]")
         if len(cards) != hand_size:
             raise ValueError(
-                f"deal['hands'][{seat}] must have {hand_size} cards, got {len(cards)}"
+                f"{where}['hands'][{seat}] must have {hand_size} cards, "
+                f"got {len(cards)}"
             )
         out.append(cards)
     return out
@@ -77,26 +119,32 @@ def parse_dealer(
 
 
 def rotation_dealer(
-    i: int, deal: Mapping[str, Any], first_dealer: int | None, num_players: int
+    i: int,
+    deal: Mapping[str, Any],
+    first_dealer: int | None,
+    num_players: int,
+    where: str | None = None,
 ) -> int | None:
     """Check deal ``i``'s optional ``"dealer"`` of a multi-deal episode and return the
     first dealer known so far. The first deal's dealer must agree with
     ``options['dealer']``; a later deal's dealer is fixed by the deal passing clockwise
-    (alternating with two players), so it may be left out but must not contradict it."""
-    dealer = parse_dealer(deal, num_players)
+    (alternating with two players), so it may be left out but must not contradict it.
+    ``where`` names the deal in errors (default ``deals[i]``)."""
+    where = f"deals[{i}]" if where is None else where
+    dealer = parse_dealer(deal, num_players, where)
     if i == 0:
         if first_dealer is not None and dealer is not None and dealer != first_dealer:
-            raise ValueError("options['dealer'] and deal['dealer'] disagree")
+            raise ValueError(f"options['dealer'] and {where}['dealer'] disagree")
         return dealer if dealer is not None else first_dealer
     if dealer is not None:
         if first_dealer is None:
-            raise ValueError(f"deal {i} names a dealer but the first deal does not")
+            raise ValueError(f"{where} names a dealer but the first deal does not")
         expected = (first_dealer + i) % num_players
         if dealer != expected:
             word = "alternation" if num_players == 2 else "rotation"
             raise ValueError(
-                f"deal {i}: dealer {dealer} breaks the {word} (the deal passes "
-                f"clockwise from dealer {first_dealer}, so deal {i} is dealt by "
+                f"{where}: dealer {dealer} breaks the {word} (the deal passes "
+                f"clockwise from dealer {first_dealer}, so {where} is dealt by "
                 f"{expected})"
             )
     return first_dealer
@@ -117,16 +165,21 @@ def deal_list(options: Mapping[str, Any]) -> list[Mapping[str, Any]]:
         return []
     for i, d in enumerate(deals):
         if not isinstance(d, Mapping):
-            raise ValueError(f"deal {i} must be a dict, got {type(d).__name__}")
+            raise ValueError(
+                f"{deal_name(options, i)} must be a dict, got {type(d).__name__}"
+            )
     return list(deals)
 
 
 __all__ = [
+    "LaterDealsRandomWarning",
     "check_keys",
     "check_partition",
     "deal_list",
+    "deal_name",
     "parse_cards",
     "parse_dealer",
     "parse_hands",
     "rotation_dealer",
+    "warn_later_deals_random",
 ]

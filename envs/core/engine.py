@@ -108,6 +108,14 @@ class Game(ABC, Generic[S]):
         """
         return []
 
+    def forced_ran_out(self, options: Mapping[str, Any]) -> str | None:
+        """What happens when the outcomes ``forced_chance(options)`` gave are used up
+        and the game comes to another chance node: None (the default) draws it from the
+        env's generator, as the later deals of a match after forced first deals; a
+        string is the message of the ValueError the env raises instead (a scripted dice
+        list must not run on into random dice unnoticed)."""
+        return None
+
     def check_invariants(self, state: S) -> None:
         """Raise AssertionError, saying what is wrong, if ``state`` breaks the game's
         bookkeeping (cards conserved, counts consistent, …). The default checks nothing;
@@ -152,6 +160,21 @@ def check_choice(name: str, value: Any, choices: Sequence[Any]) -> Any:
     if value not in choices:
         raise ValueError(f"{name} must be one of {list(choices)}, got {value!r}")
     return value
+
+
+def check_inert(name: str, value: Any, left_out: Any, why: str) -> None:
+    """Refuse an option that cannot change the game in the chosen setting.
+
+    The rule every game follows: such an option raises ValueError when its value differs
+    from the one it takes when left out (``left_out``; None where the setting has no
+    such thing at all, e.g. an auction-only option without an auction). Writing out that
+    value is accepted, so option dicts that spell out every option (configs, stored
+    checkpoint options, `parlour.envs.game_options`) keep working; any other value would
+    silently do nothing, which is almost certainly a mistake. ``why`` completes "has no
+    effect …" (e.g. "with episode='deal'").
+    """
+    if value != left_out:
+        raise ValueError(f"{name}={value!r} has no effect {why}; leave it out")
 
 
 def check_seat(name: str, value: Any, num_players: int) -> int:

@@ -18,8 +18,10 @@ Actions
     ids          names                meaning
     ===========  ===================  ==================================================
     0 .. 51      ``"QS"``             play card c (pack order: S H D C, A K … 2 each)
-    52 .. 103    ``"rob:3D"``         rob the turned card, burying card c - 52
-    104          ``"norob"``          decline to rob
+    52 .. 103    ``"rob:3D"``         rob the turned card, burying card c - 52, then
+                                      play (legal only at the robber's first turn)
+    104          ``"norob"``          never legal, kept for a stable action space: a
+                                      player declines a rob by playing his first card
     105          ``"pass"``           pass in the auction (final)
     106 .. 109   ``"bid:15"`` …       bid 15, 20, 25, 30
     110          ``"hold"``           the dealer takes the contract at the high bid
@@ -58,7 +60,17 @@ Reset options
     …]}`` (``stock[0]`` is the turned card; each hand lists its first packet first); the
     auction variants add ``"kitty": [3 names]``. Every card appears exactly once.
     ``deals`` = a list of those for a match (later dealers follow the rotation and may
-    be left out).
+    be left out). Deals of a match after the forced ones are random (a
+    ``LaterDealsRandomWarning`` says so, once per env); errors name the deal
+    (``deal['stock']``, ``deals[1]['hands'][2]``).
+
+Robbing
+    The holder of the ace of trumps (the dealer, when an ace is turned) finds the
+    ``rob:X`` actions beside his cards at his first turn to play, as at a real table:
+    he robs and then plays, or plays at once and the right lapses. There is no rob
+    phase and no separate decline, so neither the turn order nor anyone else's
+    observation shows who holds the ace unless he robs (which is public: the turned
+    card leaves the table).
 
 Infos and tools
     ``infos[agent]`` is ``{"return": float, "illegal_action": bool}`` at every step
@@ -70,7 +82,8 @@ Infos and tools
     ``SelfPlayEnv``) need ``"penalize"``. See ``docs/integrations.md``.
 
 Version history
-    v0: first release.
+    v0: first release. Revised in place: the rob decision was a phase of its own
+    (seen by everyone, even on a decline); it is now part of the robber's first turn.
 """
 
 from __future__ import annotations

@@ -15,8 +15,9 @@ P = 52(n+1): [P, P+52)     cards in the current trick
 [P+52, P+104)              the turned card (base game; public all deal, robbed or not)
 [P+104, P+156)             cards I put away face down: my buried card or my discards
 F = P+156: F + s           trumps are suit s (S H D C)
-F+4 .. F+8                 phase: rob decision, bidding, naming trumps, discarding,
-                           playing
+F+4                        I may rob now (my first turn, holding the ace of trumps or
+                           dealer under a turned ace; only in my own vector)
+F+5 .. F+8                 phase: bidding, naming trumps, discarding, playing
 F+9 + k                    seat k is the dealer
 F+9+n + k                  seat k leads the current trick
 F+9+2n + k                 seat k robbed (and holds the turned card until he plays it)
@@ -57,7 +58,6 @@ if TYPE_CHECKING:
     from .rules import FortyFives
 
 _PHASE_FLAG = {
-    Phase.ROB: 0,
     Phase.BID: 1,
     Phase.TRUMP: 2,
     Phase.DISCARD: 3,
@@ -144,10 +144,12 @@ def encode(game: FortyFives, state: State, player: int) -> np.ndarray:
     flag = _PHASE_FLAG.get(phase)
     if flag is not None:
         bits |= 1 << (lay.flags + 4 + flag)
-        if flag == 4 or flag == 0:  # playing or robbing: who led this trick
+        if flag == 4:  # playing: who led this trick
             bits |= 1 << (lay.leader + rel[state.leader])
         if state.to_play == player:
             bits |= 1 << lay.to_act
+            if state.rob_seat == player:  # private: nobody else learns who may rob
+                bits |= 1 << (lay.flags + 4)
     if state.dealer >= 0:
         bits |= 1 << (lay.dealer + rel[state.dealer])
     if state.robbed_by >= 0:
@@ -261,11 +263,14 @@ def render(game: FortyFives, state: State, viewer: int | None = None) -> str:
             lines.append("Game over: drawn at the deal limit")
     else:
         what = {
-            Phase.ROB: "rob or not",
             Phase.BID: "bid",
             Phase.TRUMP: "name trumps",
             Phase.DISCARD: "discard",
             Phase.PLAY: "play",
         }[state.phase]
-        lines.append(f"To {what}: player_{state.to_play}")
+        line = f"To {what}: player_{state.to_play}"
+        if state.rob_seat == state.to_play and viewer in (None, state.to_play):
+            # shown only to the robber (and the all-seeing view): it tells who may rob
+            line += f" (may first rob the {deck.pretty(state.turned)}: rob:X buries X)"
+        lines.append(line)
     return "\n".join(lines)

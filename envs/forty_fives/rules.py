@@ -24,12 +24,21 @@ from ..core.cards import FRENCH_52, SUITS, cards_in, mask_of, parse_suit
 from ..core.deal import (
     check_partition,
     deal_list,
+    deal_name,
     parse_cards,
     parse_dealer,
     parse_hands,
     rotation_dealer,
+    warn_later_deals_random,
 )
-from ..core.engine import CHANCE, TERMINAL, Game, check_choice, check_keys
+from ..core.engine import (
+    CHANCE,
+    TERMINAL,
+    Game,
+    check_choice,
+    check_inert,
+    check_keys,
+)
 from . import observation
 from .state import Phase, State
 
@@ -48,6 +57,7 @@ EPISODES = ("deal", "match")
 PACKETS = {"3+2": (3, 2), "2+3": (2, 3)}  # "erst 3, dann 2 (oder erst 2, dann 3)"
 #: the target of each variant: 45, "wer zuerst 25 hat", "Gespielt wird bis 120 / 110"
 TARGETS = {"forty_fives": 45, "twenty_five": 25, "auction": 120, "one_ten": 110}
+DEFAULT_MAX_DEALS = 100  # a match's deal limit (a safeguard, rules-notes §1.3)
 
 # --- the card orders (rules-notes §1.3; the seed's own table was lost) ----------------
 #: trumps, highest first; "AH" is the ace of hearts, always the third-best trump.
@@ -68,7 +78,9 @@ TRUMP_BASE = 100  # every trump's strength is above every plain card's
 
 # --- the flat action space ------------------------------------------------------------
 PLAY = 0  # 0..51: play card c
-ROB = 52  # 52..103: rob the turned card, burying card c
+ROB = 52  # 52..103: rob the turned card, burying card c (then play on)
+#: "norob": kept so that the action space stays the same, never legal: the eligible
+#: player declines by playing his first card (see `_rob`)
 NOROB = 104
 PASS = 105
 BID = 106  # 106..109: bid 15, 20, 25, 30
@@ -166,6 +178,11 @@ class FortyFives(Game[State]):
             the bidding side wins ("counts out first"; seed: the higher score, False).
         max_deals: deal limit of a match (default 100): the game then ends with the
             leader winning, or a draw if the lead is shared.
+
+    An option that cannot matter in the chosen setting raises ValueError unless it has
+    the value it takes when left out (`check_inert`): the auction-only options outside
+    the auction variants; with ``episode="deal"``, ``max_deals``, ``bidder_out_first``
+    and (except in Twenty-Five and 110, where it acts within a deal) ``target``.
     """
 
     reset_option_keys = frozenset({"dealer"})
@@ -182,7 +199,7 @@ class FortyFives(Game[State]):
         bidder_leads: bool | None = None,
         thirty_for_sixty: bool | None = None,
         bidder_out_first: bool | None = None,
-        max_deals: int = 100,
+        max_deals: int = DEFAULT_MAX_DEALS,
     ):
         if (
             isinstance(players, bool)
@@ -199,6 +216,16 @@ class FortyFives(Game[State]):
             target = TARGETS[variant]
         if isinstance(target, bool) or not isinstance(target, int) or target < 5:
             raise ValueError(f"target must be an integer of at least 5, got {target!r}")
+        if episode == "deal" and variant in ("forty_fives", "auction"):
+            # Twenty-Five stops a deal at the target, 110 caps the other sides at
+            # target - 5: there a target acts within one deal too.
+            check_inert(
+                "target",
+                target,
+                TARGETS[variant],
+                f"with episode='deal' and variant={variant!r} (one deal has no "
+                "target; only twenty_five and one_ten use it within a deal)",
+            )
         self.target = target
         self.void_must_trump = _flag("void_must_trump", void_must_trump)
         self.packets = PACKETS[check_choice("packets", packets, list(PACKETS))]
@@ -223,6 +250,11 @@ class FortyFives(Game[State]):
             or max_deals < 1
         ):
             raise ValueError(f"max_deals must be a positive integer, got {max_deals!r}")
+        if episode == "deal":
+            why = "with episode='deal' (it decides how a match ends)"
+            check_inert("max_deals", max_deals, DEFAULT_MAX_DEALS, why)
+            if self.auction:
+                check_inert("bidder_out_first", self.bidder_out_first, False, why)
         self.max_deals = max_deals
 
         self.deck = DECK
@@ -336,11 +368,12 @@ class FortyFives(Game[State]):
     def apply(self, state: State, action: int) -> None:
         phase = state.phase
         if phase == Phase.PLAY:
-            self._play(state, action)
+            if ROB <= action <= NOROB:
+                self._rob(state, action)
+            else:
+                self._play(state, action)
         elif phase == Phase.DEAL:
             self._deal_card(state, action)
-        elif phase == Phase.ROB:
-            self._rob(state, action)
         elif phase == Phase.BID:
             self._bid(state, action)
         elif phase == Phase.DISCARD:
@@ -403,24 +436,19 @@ class FortyFives(Game[State]):
 
     def _start_play(self, state: State, leader: int) -> None:
         state.leader = state.to_play = leader
-        self._enter_turn(state)
-
-    def _enter_turn(self, state: State) -> None:
-        # "Geraubt wird, bevor du deine erste Karte spielst": the rob decision comes at
-        # the eligible player's first turn, in trick 1 [ENGINE CHOICE, rules-notes
-        # §1.3].
-        if state.to_play == state.rob_seat:
-            state.phase = Phase.ROB
-        else:
-            state.phase = Phase.PLAY
+        state.phase = Phase.PLAY
 
     # --- legal actions ----------------------------------------------------------------
     def legal_actions(self, state: State) -> list[int]:
         phase = state.phase
         if phase == Phase.PLAY:
-            return cards_in(self.legal_mask(state))
-        if phase == Phase.ROB:
-            return [ROB + c for c in cards_in(state.hands[state.to_play])] + [NOROB]
+            plays = cards_in(self.legal_mask(state))
+            if state.to_play == state.rob_seat:
+                # "Geraubt wird, bevor du deine erste Karte spielst": at his first turn
+                # the eligible player may rob (then plays) or play at once (the right
+                # lapses), so a decline looks like any other first card.
+                plays += [ROB + c for c in cards_in(state.hands[state.to_play])]
+            return plays
         if phase == Phase.BID:
             return self._legal_bids(state)
         if phase == Phase.TRUMP:
@@ -434,9 +462,9 @@ class FortyFives(Game[State]):
         action mask; card play and robbing need no list."""
         phase = state.phase
         if phase == Phase.PLAY:
+            if state.to_play == state.rob_seat:
+                return self.legal_mask(state) | state.hands[state.to_play] << ROB
             return self.legal_mask(state)
-        if phase == Phase.ROB:
-            return state.hands[state.to_play] << ROB | 1 << NOROB
         out = 0
         for action in self.legal_actions(state):
             out |= 1 << action
@@ -500,27 +528,36 @@ class FortyFives(Game[State]):
 
     # --- robbing ----------------------------------------------------------------------
     def _rob(self, state: State, action: int) -> None:
+        """``rob:X`` at the robber's first turn: X goes under the stock, the turned card
+        into his hand, and he plays on. There is no separate decline: playing the first
+        card is one ("sonst ist das Recht verfallen"), so nobody learns from the turn
+        order who might have robbed."""
         player = state.to_play
         if action == NOROB:
-            pass
-        elif (
-            ROB <= action < ROB + DECK.size
-            and state.hands[player] >> (action - ROB) & 1
-        ):
-            # "eine beliebige Karte aus der Hand gegen die aufgedeckte Karte tauschen.
-            # Die unerwünschte Karte kommt verdeckt unter den Stapel."
-            bit = 1 << (action - ROB)
-            state.hands[player] ^= bit
-            state.hands[player] |= 1 << state.turned
-            state.buried = action - ROB
-            state.put_away[player] |= bit
-            state.robbed_by = player
-        else:
             raise self.illegal(
-                state, action, "rob by burying a card from your hand, or norob"
+                state,
+                action,
+                "there is no separate decline: playing your first card without robbing "
+                "declines",
             )
+        if player != state.rob_seat:
+            raise self.illegal(
+                state,
+                action,
+                "only the holder of the ace of trumps (or the dealer, when an ace is "
+                "turned) may rob, before playing his first card",
+            )
+        if not state.hands[player] >> (action - ROB) & 1:
+            raise self.illegal(state, action, "bury a card from your own hand")
+        # "eine beliebige Karte aus der Hand gegen die aufgedeckte Karte tauschen. Die
+        # unerwünschte Karte kommt verdeckt unter den Stapel."
+        bit = 1 << (action - ROB)
+        state.hands[player] ^= bit
+        state.hands[player] |= 1 << state.turned
+        state.buried = action - ROB
+        state.put_away[player] |= bit
+        state.robbed_by = player
         state.rob_seat = -1
-        state.phase = Phase.PLAY
 
     # --- bidding, trumps, discards (auction variants) ---------------------------------
     def _bid(self, state: State, action: int) -> None:
@@ -610,6 +647,10 @@ class FortyFives(Game[State]):
                     " (void: you must trump)" if self.void_must_trump else ""
                 )
             raise self.illegal(state, card, why)
+        if player == state.rob_seat:
+            # "Geraubt wird, bevor du deine erste Karte spielst – sonst ist das Recht
+            # verfallen."
+            state.rob_seat = -1
         state.hands[player] ^= bit
         state.played |= bit
         state.played_by[player] |= bit
@@ -617,8 +658,6 @@ class FortyFives(Game[State]):
         n = self.num_players
         if len(state.trick) < n:
             state.to_play = (player + 1) % n
-            if state.rob_seat >= 0:
-                self._enter_turn(state)
             return
         self._finish_trick(state)
 
@@ -830,7 +869,9 @@ class FortyFives(Game[State]):
         (the base game's turned card is ``stock[0]``); the auction variants add
         ``"kitty": [3 names]``. Each hand lists its first packet first. Every card of
         the pack appears exactly once. Later deals of a match may leave out the dealer
-        (it rotates to the left).
+        (it rotates to the left). Errors name the deal (``deal``, ``deals[1]``). In a
+        match, deals after the forced ones are random (a `LaterDealsRandomWarning`
+        says so, once per env).
         """
         n = self.num_players
         deals = deal_list(options)
@@ -838,7 +879,9 @@ class FortyFives(Game[State]):
             raise ValueError(
                 "options['deals'] gives several deals but the episode is one deal"
             )
-        first_dealer = parse_dealer(options, n) if "dealer" in options else None
+        first_dealer = (
+            parse_dealer(options, n, "options") if "dealer" in options else None
+        )
         out: list[int | None] = []
         keys = (
             ("dealer", "hands", "stock", "kitty")
@@ -846,18 +889,31 @@ class FortyFives(Game[State]):
             else ("dealer", "hands", "stock")
         )
         for i, deal in enumerate(deals):
-            check_keys(f"deal {i}", deal, keys)
-            first_dealer = rotation_dealer(i, deal, first_dealer, n)
+            where = deal_name(options, i)
+            if not self.auction and "kitty" in deal:
+                raise ValueError(
+                    f"{where}['kitty']: only the auction variants deal a kitty "
+                    f"(variant={self.variant!r})"
+                )
+            check_keys(where, deal, keys)
+            if self.auction and "kitty" not in deal:
+                # before the stock's count, which a deal without its kitty also breaks
+                raise ValueError(
+                    f"{where} has no 'kitty': the auction variants deal "
+                    f"{KITTY_SIZE} cards face down to a kitty; give "
+                    f"{where}['kitty'] = [{KITTY_SIZE} card names]"
+                )
+            first_dealer = rotation_dealer(i, deal, first_dealer, n, where)
             if first_dealer is None:
                 raise ValueError(
-                    "a forced deal needs its dealer: give deal['dealer'] or "
+                    f"a forced deal needs its dealer: give {where}['dealer'] or "
                     "options['dealer'] (the packet order depends on it)"
                 )
-            hands = parse_hands(DECK, deal, n, HAND_SIZE)
-            stock = parse_cards(DECK, deal.get("stock"), f"deal {i} 'stock'")
+            hands = parse_hands(DECK, deal, n, HAND_SIZE, where)
+            stock = parse_cards(DECK, deal.get("stock"), f"{where}['stock']")
             if len(stock) != self.stock_size:
                 raise ValueError(
-                    f"deal {i}: the stock must have {self.stock_size} cards "
+                    f"{where}['stock'] must have {self.stock_size} cards "
                     f"(52 - {HAND_SIZE} x {n}"
                     f"{' - 3 for the kitty' if self.auction else ''}), "
                     f"got {len(stock)}"
@@ -865,22 +921,19 @@ class FortyFives(Game[State]):
             groups = [*hands, stock]
             kitty: list[int] = []
             if self.auction:
-                if "kitty" not in deal:
-                    raise ValueError(
-                        f"deal {i}: the auction variants need deal['kitty'] "
-                        f"({KITTY_SIZE} cards)"
-                    )
-                kitty = parse_cards(DECK, deal["kitty"], f"deal {i} 'kitty'")
+                kitty = parse_cards(DECK, deal["kitty"], f"{where}['kitty']")
                 if len(kitty) != KITTY_SIZE:
                     raise ValueError(
-                        f"deal {i}: the kitty must have {KITTY_SIZE} cards, "
+                        f"{where}['kitty'] must have {KITTY_SIZE} cards, "
                         f"got {len(kitty)}"
                     )
                 groups.append(kitty)
-            check_partition(DECK, groups, f"deal {i}")
+            check_partition(DECK, groups, where)
             out.extend(self._order_deal((first_dealer + i) % n, hands, kitty, stock))
         if first_dealer is None and not deals:
             return []
+        if deals and self.episode == "match" and len(deals) < self.max_deals:
+            warn_later_deals_random(self, len(deals), "match")
         return [first_dealer, *out]
 
     def _order_deal(
@@ -1000,7 +1053,7 @@ class FortyFives(Game[State]):
                     require(
                         size == HAND_SIZE, f"player_{s} holds {size} after the refill"
                     )
-            elif state.phase in (Phase.PLAY, Phase.ROB):
+            elif state.phase == Phase.PLAY:
                 played_now = (s - state.leader) % n < in_trick
                 expect = HAND_SIZE - state.trick_no - played_now
                 require(
@@ -1029,16 +1082,19 @@ class FortyFives(Game[State]):
                 f"side {t} has {state.deal_points[t]} points for {won} tricks",
             )
         require(sum(state.tricks_won) == state.trick_no, "trick count mismatch")
-        if state.phase in (Phase.PLAY, Phase.ROB):
+        if state.phase == Phase.PLAY:
             require(
                 state.to_play == (state.leader + in_trick) % n, "wrong player to act"
             )
             require(state.winner == -1, "a winner before the end")
-            if state.phase == Phase.ROB:
-                require(
-                    state.to_play == state.rob_seat and state.trick_no == 0,
-                    "a rob decision outside the eligible player's first turn",
-                )
+        if state.rob_seat >= 0:
+            require(
+                state.phase == Phase.PLAY
+                and state.trick_no == 0
+                and not state.played_by[state.rob_seat]
+                and state.robbed_by < 0,
+                "a rob still open after the eligible player's first card",
+            )
         # Scores: every finished deal handed out 25 points, or 30 with a trump played
         # (auction: failed bids come off, the 110 cap cuts; checked by range only).
         total, done = sum(state.scores), state.deal_no

@@ -11,8 +11,9 @@ class Phase(IntEnum):
     BID = 2  # auction variants: pass / bid / hold
     TRUMP = 3  # auction variants: the high bidder names trumps
     DISCARD = 4  # auction variants: one player at a time discards, then is refilled
-    ROB = 5  # base game: the eligible player decides to rob before his first card
-    PLAY = 6  # tricks
+    # (5 was a separate rob phase; robbing is now part of the robber's first turn in
+    # PLAY, so the phase no longer shows who may rob)
+    PLAY = 6  # tricks (and, at his first turn, the eligible player's rob:X)
     OVER = 7
 
 
@@ -89,7 +90,9 @@ class State:
         self.turned = -1  # base game: the turned card (public all deal)
         self.trump = -1
         self.trump_mask = 0  # the trump suit plus the A♥
-        self.rob_seat = -1  # the seat still entitled to rob, -1 once decided or nobody
+        # the seat still entitled to rob (hidden: only that seat knows), -1 once it
+        # robbed or played its first card, or if nobody may rob
+        self.rob_seat = -1
         self.robbed_by = -1  # the seat that robbed (public), -1 if nobody did
         self.buried = -1  # the card buried by the robber (seen by nobody but him)
         self.to_play = -1

@@ -37,9 +37,11 @@ Options
 
 Reset options
     ``dice``: the faces (1..6) in the order they are rolled, the roll-off included;
-    ``None`` entries and dice after the list are random; dice left over when the game
-    ends are ignored. ``starter``: the seat that starts the first round (it scripts the
-    roll-off: that seat rolls 1, the others 2; ``dice`` then begin with the first turn).
+    ``None`` entries are random; a game that needs a die after the list raises
+    ValueError (no silent random dice); dice left over when the game ends are ignored.
+    ``starter``: the seat that starts the first round (it scripts the roll-off: that
+    seat rolls 1, the others 2; ``dice`` then begin with the first turn, and without
+    ``dice`` every later die is random).
 
 Infos and tools
     ``infos[agent]`` is ``{"return": float, "illegal_action": bool}`` at every step

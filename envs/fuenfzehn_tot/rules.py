@@ -580,9 +580,11 @@ class FuenfzehnTot(Game[State]):
         """Chance outcomes for ``{"starter": s}`` and/or ``{"dice": [faces]}``.
 
         ``dice`` lists the faces in the order they are rolled, the roll-off included
-        (seat 0 rolls first, see `_pass_order`); ``None`` leaves one die to chance, and
-        dice after the list are random. ``starter`` scripts the roll-off so that seat
-        ``s`` rolls a 1 and everyone else a 2; ``dice`` then start with the first turn.
+        (seat 0 rolls first, see `_pass_order`); ``None`` leaves one die to chance. A
+        game that needs a die after the list is an error (`forced_ran_out`), not random
+        dice; faces left over when it ends are ignored. ``starter`` scripts the roll-off
+        so that seat ``s`` rolls a 1 and everyone else a 2; ``dice`` then start with
+        the first turn (without ``dice``, every die after the roll-off is random).
         """
         if "deal" in options or "deals" in options:
             raise ValueError(
@@ -613,6 +615,17 @@ class FuenfzehnTot(Game[State]):
                 )
             out.append(int(face))
         return out
+
+    def forced_ran_out(self, options: Mapping[str, Any]) -> str | None:
+        """A scripted ``dice`` list that runs out is an error; a ``starter`` alone
+        scripts only the roll-off, and the dice after it are random."""
+        dice = options.get("dice")
+        if dice is None:
+            return None
+        return (
+            f"options['dice'] ran out: the game needs another die after the "
+            f"{len(dice)} scripted ones; list more faces (None for a random one)"
+        )
 
     def observe(self, state: State, player: int) -> np.ndarray:
         return observation.encode(self, state, player)

@@ -20,7 +20,14 @@ from typing import Any
 import numpy as np
 
 from ..core.cards import GERMAN_32, SUITS, cards_in, parse_suit
-from ..core.deal import deal_list, parse_dealer, parse_hands, rotation_dealer
+from ..core.deal import (
+    deal_list,
+    deal_name,
+    parse_dealer,
+    parse_hands,
+    rotation_dealer,
+    warn_later_deals_random,
+)
 from ..core.engine import CHANCE, TERMINAL, Game, check_choice, check_keys
 from . import observation
 from .state import Phase, State
@@ -640,6 +647,8 @@ class Fuenfzehnern(Game[State]):
 
         A deal is ``{"dealer": d, "hands": [[8 names] × players]}``; in a match the
         dealer of later deals follows the clockwise rotation and may be left out.
+        Errors name the deal (``deal``, ``deals[1]``). Deals of a match after the
+        forced ones are random (a `LaterDealsRandomWarning` says so, once per env).
         """
         n = self.num_players
         deals = deal_list(options)
@@ -647,19 +656,24 @@ class Fuenfzehnern(Game[State]):
             raise ValueError(
                 f"options give {len(deals)} deals but the episode has {self.num_hands}"
             )
-        first_dealer = parse_dealer(options, n) if "dealer" in options else None
+        first_dealer = (
+            parse_dealer(options, n, "options") if "dealer" in options else None
+        )
         out: list[int] = []
         for i, deal in enumerate(deals):
-            check_keys(f"deal {i}", deal, ("dealer", "hands"))
-            first_dealer = rotation_dealer(i, deal, first_dealer, n)
-            hands = parse_hands(DECK, deal, n, HAND_SIZE)
-            self._check_deal(hands, i)
+            where = deal_name(options, i)
+            check_keys(where, deal, ("dealer", "hands"))
+            first_dealer = rotation_dealer(i, deal, first_dealer, n, where)
+            hands = parse_hands(DECK, deal, n, HAND_SIZE, where)
+            self._check_deal(hands, where)
             out.extend(hands[k % n][k // n] for k in range(HAND_SIZE * n))
         if first_dealer is None and not deals:
             return []
+        if deals and len(deals) < self.num_hands:
+            warn_later_deals_random(self, len(deals), "match")
         return [first_dealer, *out]  # None: the first dealer is left to chance
 
-    def _check_deal(self, hands: list[list[int]], i: int) -> None:
+    def _check_deal(self, hands: list[list[int]], where: str) -> None:
         seen = 0
         dupes = []
         for hand in hands:
@@ -669,18 +683,18 @@ class Fuenfzehnern(Game[State]):
                 seen |= 1 << c
         if dupes:
             raise ValueError(
-                f"deal {i}: card(s) dealt twice: {' '.join(sorted(set(dupes)))}"
+                f"{where}: card(s) dealt twice: {' '.join(sorted(set(dupes)))}"
             )
         out = seen & ~self.in_play
         if out:
             raise ValueError(
-                f"deal {i}: {DECK.format_mask(out)} not in the 24-card pack "
+                f"{where}: {DECK.format_mask(out)} not in the 24-card pack "
                 f"(suit {SUITS[self.removed_suit]} is removed with 3 players)"
             )
         missing = self.in_play & ~seen
         if missing:
             raise ValueError(
-                f"deal {i}: card(s) missing from the deal: {DECK.format_mask(missing)}"
+                f"{where}: card(s) missing from the deal: {DECK.format_mask(missing)}"
             )
 
 

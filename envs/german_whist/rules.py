@@ -18,12 +18,21 @@ from ..core.cards import FRENCH_52, FRENCH_54, cards_in, mask_of
 from ..core.deal import (
     check_partition,
     deal_list,
+    deal_name,
     parse_cards,
     parse_dealer,
     parse_hands,
     rotation_dealer,
+    warn_later_deals_random,
 )
-from ..core.engine import CHANCE, TERMINAL, Game, check_choice, check_keys
+from ..core.engine import (
+    CHANCE,
+    TERMINAL,
+    Game,
+    check_choice,
+    check_inert,
+    check_keys,
+)
 from . import observation
 from .state import Phase, State
 
@@ -31,6 +40,7 @@ HAND_SIZE = 13
 STAGE2_TRICKS = 13
 TRICKS_TO_WIN = 7  # "Whoever takes 7 or more of the 13 tricks in stage 2 wins the game"
 SPADES = 0
+MATCH_TARGET = 14  # Honeymoon: "the first player to 14 match points wins"
 
 VARIANTS = ("german", "honeymoon")
 EPISODES = ("deal", "match")
@@ -46,7 +56,9 @@ class GermanWhist(Game[State]):
             (deals with alternating dealer until a player has ``match_target`` match
             points). German Whist is one deal by the seed, so it only accepts
             ``"deal"``.
-        match_target: match points that win a Honeymoon match (seed: 14).
+        match_target: match points that win a Honeymoon match (seed: 14); with
+            ``episode="deal"`` it can change nothing, so any other value raises
+            ValueError (`check_inert`).
     """
 
     reset_option_keys = frozenset({"dealer"})
@@ -55,7 +67,7 @@ class GermanWhist(Game[State]):
         self,
         variant: str = "german",
         episode: str | None = None,
-        match_target: int = 14,
+        match_target: int = MATCH_TARGET,
     ):
         self.variant = check_choice("variant", variant, VARIANTS)
         self.honeymoon = variant == "honeymoon"
@@ -75,6 +87,13 @@ class GermanWhist(Game[State]):
         ):
             raise ValueError(
                 f"match_target must be a positive integer, got {match_target!r}"
+            )
+        if self.episode == "deal":
+            check_inert(
+                "match_target",
+                match_target,
+                MATCH_TARGET,
+                "with episode='deal' (only a Honeymoon match is played to a target)",
             )
         self.match_target = match_target
         self.deck = FRENCH_54 if self.honeymoon else FRENCH_52
@@ -472,6 +491,8 @@ class GermanWhist(Game[State]):
         A deal is
         ``{"dealer": d, "hands": [[13 names], [13 names]], "stock": [top first …]}``; in
         a match the dealer of later deals is fixed by alternation and may be left out.
+        Errors name the deal (``deal``, ``deals[1]``). In a match, deals after the
+        forced ones are random (a `LaterDealsRandomWarning` says so, once per env).
         """
         deals = deal_list(options)
         if len(deals) > 1 and self.episode == "deal":
@@ -483,19 +504,22 @@ class GermanWhist(Game[State]):
             first_dealer = parse_dealer(options, 2, "options")
         out: list[int] = []
         for i, deal in enumerate(deals):
-            check_keys(f"deal {i}", deal, ("dealer", "hands", "stock"))
-            first_dealer = rotation_dealer(i, deal, first_dealer, 2)
-            hands = parse_hands(self.deck, deal, 2, HAND_SIZE)
-            stock = parse_cards(self.deck, deal.get("stock"), f"deal {i} 'stock'")
+            where = deal_name(options, i)
+            check_keys(where, deal, ("dealer", "hands", "stock"))
+            first_dealer = rotation_dealer(i, deal, first_dealer, 2, where)
+            hands = parse_hands(self.deck, deal, 2, HAND_SIZE, where)
+            stock = parse_cards(self.deck, deal.get("stock"), f"{where}['stock']")
             if len(stock) != self.stock_size:
                 raise ValueError(
-                    f"deal {i}: the stock must have {self.stock_size} cards, "
+                    f"{where}['stock'] must have {self.stock_size} cards, "
                     f"got {len(stock)}"
                 )
-            check_partition(self.deck, [*hands, stock], f"deal {i}")
+            check_partition(self.deck, [*hands, stock], where)
             out.extend(hands[0] + hands[1] + stock)
         if first_dealer is None and not deals:
             return []
+        if deals and self.episode == "match":  # a match has no fixed number of deals
+            warn_later_deals_random(self, len(deals), "match")
         return [first_dealer, *out]  # None: the first dealer is left to chance
 
     def render(self, state: State, viewer: int | None = None) -> str:

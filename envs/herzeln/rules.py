@@ -20,11 +20,20 @@ from ..core.cards import GERMAN_32, SHORT_24, cards_in, mask_of
 from ..core.deal import (
     check_partition,
     deal_list,
+    deal_name,
     parse_dealer,
     parse_hands,
     rotation_dealer,
+    warn_later_deals_random,
 )
-from ..core.engine import CHANCE, TERMINAL, Game, check_choice, check_keys
+from ..core.engine import (
+    CHANCE,
+    TERMINAL,
+    Game,
+    check_choice,
+    check_inert,
+    check_keys,
+)
 from . import observation
 from .state import Phase, State
 
@@ -44,6 +53,8 @@ CONTRACTS = (
 NO_HEARTS, TRICKS, NO_TRICKS, NO_QUEENS, KING_OF_HEARTS = range(5)
 LAST_TRICK, NO_LAST_TRICK, DOMINO = range(5, 8)
 LAYOUTS = ("single_cyclic_line", "per_suit_rows")
+#: the deals ``early_end`` can shorten: they end once their penalty cards are taken
+PENALTY_CARD_CONTRACTS = (NO_HEARTS, NO_QUEENS, KING_OF_HEARTS)
 EPISODES = ("partie", "deal")
 HAND_SIZE = 8  # rules-notes §4.3: all cards are dealt, 8 each (32/4 or 24/3)
 TRICKS_PER_DEAL = 8
@@ -81,6 +92,10 @@ class Herzeln(Game[State]):
         early_end: end a penalty-card deal (No Hearts, No Queens, King of Hearts) once
             all its penalty cards are taken (default False, rules-notes: play all 8
             tricks; the score is the same either way).
+
+    ``domino_layout`` without the Domino deal and ``early_end`` without a penalty-card
+    deal (a one-deal episode of another contract) change nothing, so any value but the
+    default raises ValueError (`check_inert`).
     """
 
     zero_sum = False  # penalty contracts sum to negative totals (see DEAL_TOTALS)
@@ -123,6 +138,21 @@ class Herzeln(Game[State]):
         self.domino_layout = check_choice("domino_layout", domino_layout, LAYOUTS)
         if not isinstance(early_end, bool):
             raise ValueError(f"early_end must be True or False, got {early_end!r}")
+        if DOMINO not in self.contracts:
+            check_inert(
+                "domino_layout",
+                domino_layout,
+                LAYOUTS[0],
+                f"without the Domino deal (contract={contract!r})",
+            )
+        if not any(k in PENALTY_CARD_CONTRACTS for k in self.contracts):
+            check_inert(
+                "early_end",
+                early_end,
+                False,
+                f"without a penalty-card deal (contract={contract!r}; it ends No "
+                "Hearts, No Queens and King of Hearts early)",
+            )
         self.early_end = early_end
         n = self.num_players
         # "In three-hand games a pack of 24 French playing cards is used … In
@@ -624,7 +654,9 @@ class Herzeln(Game[State]):
         [...]}``.
 
         A deal is ``{"dealer": d, "hands": [[8 names] × n]}``; later deals of a partie
-        have their dealer fixed by the rotation and may leave it out.
+        have their dealer fixed by the rotation and may leave it out. Errors name the
+        deal (``deal``, ``deals[1]``). Deals of a partie after the forced ones are
+        random (a `LaterDealsRandomWarning` says so, once per env).
         """
         n = self.num_players
         deals = deal_list(options)
@@ -633,17 +665,22 @@ class Herzeln(Game[State]):
                 f"options['deals'] gives {len(deals)} deals but the episode has "
                 f"{len(self.contracts)}"
             )
-        first_dealer = parse_dealer(options, n) if "dealer" in options else None
+        first_dealer = (
+            parse_dealer(options, n, "options") if "dealer" in options else None
+        )
         out: list[int | None] = []
         for i, deal in enumerate(deals):
-            check_keys(f"deal {i}", deal, ("dealer", "hands"))
-            first_dealer = rotation_dealer(i, deal, first_dealer, n)
-            hands = parse_hands(self.deck, deal, n, HAND_SIZE)
-            check_partition(self.deck, hands, f"deal {i}")
+            where = deal_name(options, i)
+            check_keys(where, deal, ("dealer", "hands"))
+            first_dealer = rotation_dealer(i, deal, first_dealer, n, where)
+            hands = parse_hands(self.deck, deal, n, HAND_SIZE, where)
+            check_partition(self.deck, hands, where)
             for hand in hands:
                 out.extend(hand)
         if first_dealer is None and not deals:
             return []
+        if deals and len(deals) < len(self.contracts):
+            warn_later_deals_random(self, len(deals), "partie")
         return [first_dealer, *out]  # None: the first dealer is left to chance
 
 
