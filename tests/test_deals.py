@@ -140,7 +140,7 @@ def test_later_deals_are_random() -> None:
         assert [env.unwrapped.action_name(c) for c in first] == sorted(
             deal["hands"][0], key=env.unwrapped.action_id
         )
-        while env.infos["player_0"]["deal"] == 0:  # play the first deal out
+        while env.unwrapped.details()["deal"] == 0:  # play the first deal out
             env.step(
                 int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0])
             )
