@@ -330,6 +330,8 @@ def cmd_league(args: argparse.Namespace) -> int:
         raise UsageError("'league show' takes no --agents (it reads the database)")
     if not show and not args.agents:
         raise UsageError("give the league's agents: --agents SPEC SPEC ...")
+    if args.address and args.backend != "ray":
+        raise UsageError("--address is the Ray cluster's: use it with --backend ray")
     if args.plot and not args.plot.lower().endswith((".png", ".svg", ".pdf")):
         raise UsageError(f"--plot wants a .png, .svg or .pdf file, got {args.plot!r}")
     if not show:
@@ -347,9 +349,17 @@ def cmd_league(args: argparse.Namespace) -> int:
         print(
             f"{state} {run.stored} of {run.planned} games "
             f"({len(run.tables)} tables) in {args.db}",
-            file=sys.stderr if args.json else sys.stdout,
+            file=sys.stderr if args.json or run.interrupted else sys.stdout,
         )
-    boards = league.leaderboards(args.db, env_name, options if args.option else None)
+        if run.interrupted:
+            print(
+                f"the table: parlour league show {env_name} --db {args.db}",
+                file=sys.stderr,
+            )
+            return 130
+    # a league shows its own option set; 'show' without -o every option set stored
+    wanted = options if args.option or not show else None
+    boards = league.leaderboards(args.db, env_name, wanted)
     if args.json:
         print(json.dumps([b.as_dict() for b in boards], indent=2))
     elif args.markdown:
@@ -360,8 +370,6 @@ def cmd_league(args: argparse.Namespace) -> int:
         for i, board in enumerate(boards):
             path = args.plot if i == 0 else f"{args.plot[:-4]}-{i}{args.plot[-4:]}"
             print(f"wrote {board.plot(path)}", file=sys.stderr)
-    if not show and run.interrupted:
-        return 130
     return 0
 
 

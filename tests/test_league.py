@@ -376,3 +376,23 @@ def test_ray_backend_stores_the_same_games_as_local(tmp_path):
     a = {key(r): [r[f] for f in fields] for r in rows(local)}
     b = {key(r): [r[f] for f in fields] for r in rows(remote)}
     assert a == b
+
+
+def test_ctrl_c_on_the_cli_keeps_the_finished_batches(tmp_path):
+    db = tmp_path / "c.sqlite"
+    argv = ["league", ENV, "--agents", "random", "heuristic", "--games", "100000"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "parlour.cli", *argv, "--db", str(db), "--quiet"],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.time() + 60
+    while time.time() < deadline and len(stored(db)) < 8:
+        time.sleep(0.3)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    kept = len(rows(db))
+    assert f"interrupted: kept {kept} of 100000 games" in err
+    assert kept >= 8 and kept % 8 == 0  # whole batches of 4 deals x 2 seatings
