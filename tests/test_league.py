@@ -351,6 +351,8 @@ def test_ray_backend_without_ray_names_what_to_install(tmp_path, capsys, monkeyp
     assert not db.exists()
 
 
+# Starting Ray takes 5-20 s (processes for its control store and workers): slow suite.
+@pytest.mark.slow
 def test_ray_backend_stores_the_same_games_as_local(tmp_path):
     ray = pytest.importorskip("ray")
     local, remote = tmp_path / "local.sqlite", tmp_path / "ray.sqlite"
