@@ -10,7 +10,8 @@ for the card games; ``optimal`` and ``threshold:N`` for the dice game) and any
 The games are stored in ``--db`` (a new file unless ``--append``); the document gets a
 table per game (openskill rating, win share and mean score with 95% CIs) and a plot per
 game in ``docs/leaderboard/``. ``--scale`` multiplies the games per table (0.1 for a
-quick look). The whole run takes about 20 minutes on the 2-core reference machine.
+quick look). The whole run takes about 25 minutes on the busy 2-core reference
+machine.
 """
 
 from __future__ import annotations
@@ -26,14 +27,14 @@ from parlour.training import league
 
 # env -> (env options, games per table, the bot specs beyond random/heuristic/tips off)
 GAMES: dict[str, tuple[dict, int, list[str]]] = {
-    "german_whist_v0": ({}, 24, ["pimc:4", "solver"]),
+    "german_whist_v0": ({}, 16, ["pimc:4", "solver"]),
     # one deal per game: a match to 45 with the search bots costs ~15 times as much
-    "forty_fives_v0": ({"episode": "deal"}, 60, ["pimc:4", "solver"]),
-    "fuenfzehnern_v0": ({}, 48, ["pimc:4", "solver"]),
-    "herzeln_v0": ({}, 32, ["pimc:4", "solver"]),
+    "forty_fives_v0": ({"episode": "deal"}, 32, ["pimc:4", "solver"]),
+    "fuenfzehnern_v0": ({}, 32, ["pimc:4", "solver"]),
+    "herzeln_v0": ({}, 24, ["pimc:4", "solver"]),
     "fuenfzehn_tot_v0": (
         {},
-        400,
+        200,
         ["optimal", "threshold:8", "threshold:10", "threshold:12", "threshold:13"]
         + ["threshold:14"],
     ),
