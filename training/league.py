@@ -129,6 +129,10 @@ def connect(path: str | Path, create: bool = True) -> sqlite3.Connection:
         _check_and_migrate(conn, path)
     except sqlite3.DatabaseError as err:
         conn.close()
+        if "locked" in str(err):
+            raise LeagueError(
+                f"{path} stayed locked by another writer for {BUSY_TIMEOUT:g} s"
+            ) from None
         raise LeagueError(f"{path} is not a readable league database ({err})") from None
     except BaseException:
         conn.close()
@@ -180,7 +184,8 @@ def _check_and_migrate(conn: sqlite3.Connection, path: Path) -> None:
         conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         conn.execute("COMMIT")
     except BaseException:
-        conn.execute("ROLLBACK")
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
         raise
 
 
@@ -226,7 +231,8 @@ def claim_deals(
         )
         conn.execute("COMMIT")
     except BaseException:
-        conn.execute("ROLLBACK")
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
         raise
     return start
 
@@ -248,7 +254,8 @@ def insert_games(conn: sqlite3.Connection, rows: Sequence[Mapping[str, Any]]) ->
         conn.executemany(sql, [tuple(r[c] for c in _COLUMNS) for r in rows])
         conn.execute("COMMIT")
     except BaseException:
-        conn.execute("ROLLBACK")
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
         raise
 
 
