@@ -177,6 +177,9 @@ How to read it:
 - **Rating**: openskill's Plackett–Luce model, updated game by game in the order the
   games were stored; each side (a partnership in Forty-Fives) is a team, ranked by its
   score. μ ± 1.96σ is the rating with its uncertainty; the plot draws the same bars.
+  The updates are online, so the order of the games matters a little: agents whose bars
+  overlap are not told apart. With two sides every agent meets the same field, and the
+  win share and mean score compare agents directly.
 - **Win share**: the share of games the agent's side had the top score (a tie for the
   top splits it), with a 95% Wilson interval. An even share is 1/sides.
 - **Mean score**: the mean return of the agent's side per game (the env's reward), with

@@ -27,6 +27,7 @@ import json
 import math
 import re
 import sqlite3
+import textwrap
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -731,7 +732,7 @@ class Leaderboard:
         ax.errorbar(mus, range(len(names)), xerr=errs, fmt="o", capsize=4)
         ax.set_yticks(range(len(names)), names)
         ax.set_xlabel("openskill Plackett–Luce rating μ (bars: ±1.96σ)")
-        ax.set_title(self.title(), fontsize=9)
+        ax.set_title(textwrap.fill(self.title(), 70), fontsize=9)
         ax.grid(axis="x", alpha=0.3)
         fig.tight_layout()
         path = Path(path)
