@@ -398,3 +398,40 @@ def test_ctrl_c_on_the_cli_keeps_the_finished_batches(tmp_path):
     kept = len(rows(db))
     assert f"interrupted: kept {kept} of 100000 games" in err
     assert kept >= 8 and kept % 8 == 0  # whole batches of 4 deals x 2 seatings
+
+
+def test_checkpoint_agent_is_stored_with_its_weights_hash(tmp_path):
+    from parlour.training.train import config_from_dict, train
+
+    config = config_from_dict(
+        {
+            "env": ENV,
+            "total_timesteps": 128,
+            "n_envs": 1,
+            "n_steps": 64,
+            "batch_size": 64,
+            "n_epochs": 1,
+            "net_arch": [16],
+            "opponents": {"random": 1.0},
+            "checkpoint_every": 128,
+            "eval_every": 128,
+            "eval_games": 2,
+            "eval_opponents": ["random"],
+            "tensorboard": False,
+            "warm_start": "",
+        }
+    )
+    result = train(config, run_dir=tmp_path / "run", progress=False)
+    digest = json.loads((Path(result.checkpoint) / "manifest.json").read_text())[
+        "weights_sha256"
+    ]
+    spec = f"ckpt:{result.run_dir}"
+    db = tmp_path / "c.sqlite"
+    league.run_league(ENV, [spec, "random"], games=2, db=db)
+    row = rows(db)[0]
+    name = f"{spec}#{digest[:12]}"
+    assert name in json.loads(row["seats"])
+    assert json.loads(row["hashes"]) == {name: digest}
+    board = league.leaderboards(db, ENV)[0]
+    mine = next(s for s in board.standings if s.checkpoint)
+    assert (mine.spec, mine.checkpoint) == (spec, digest)
