@@ -384,7 +384,9 @@ def _add_league_parser(sub) -> None:
         "deals in every seating and appends each game to a SQLite database; a re-run "
         "adds new deals. 'parlour league show ENV' prints the leaderboard fitted from "
         "the stored games: openskill Plackett-Luce ratings, win share and mean score "
-        "with 95%% CIs.",
+        "with 95% CIs.",
+        usage="parlour league ENV --agents SPEC [SPEC ...] [options]\n"
+        "       parlour league show ENV [options]",
     )
     p.add_argument("words", nargs="+", metavar="[show] ENV", help="environment name")
     p.add_argument(
