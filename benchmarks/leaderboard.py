@@ -150,6 +150,10 @@ def main(argv: list[str] | None = None) -> int:
 
 def _replay_args(args: argparse.Namespace) -> list[str]:
     out = []
+    if args.db != "runs/leaderboard.sqlite":
+        out.append(f"--db {shlex.quote(args.db)}")
+    if args.out != "docs/leaderboard.md":
+        out.append(f"--out {shlex.quote(args.out)}")
     if args.scale != 1.0:
         out.append(f"--scale {args.scale:g}")
     for item in args.add:
