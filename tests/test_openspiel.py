@@ -13,6 +13,7 @@ import numpy as np
 import pyspiel
 import pytest
 from open_spiel.python import policy as os_policy
+from open_spiel.python import rl_environment
 from open_spiel.python.algorithms import (
     cfr,
     evaluate_bots,
@@ -84,6 +85,22 @@ def test_chance_nodes_are_the_engines() -> None:
     assert len(outcomes) == 52 and math.isclose(sum(p for _, p in outcomes), 1.0)
     state.apply_action(outcomes[0][0])
     assert len(state.chance_outcomes()) == 51
+
+
+def test_rl_environment_plays_a_game() -> None:
+    """OpenSpiel's RL environment (observation tensors; there is no information-state
+    tensor) plays German Whist to the end, paying +1 and -1."""
+    env = rl_environment.Environment(
+        pyspiel.load_game("parlour_german_whist"),
+        observation_type=rl_environment.ObservationType.OBSERVATION,
+    )
+    rng = np.random.default_rng(0)
+    step = env.reset()
+    assert len(step.observations["info_state"][0]) == env.game.engine.observation_size
+    while not step.last():
+        player = step.observations["current_player"]
+        step = env.step([int(rng.choice(step.observations["legal_actions"][player]))])
+    assert sorted(step.rewards) == [-1.0, 1.0]
 
 
 def _tiny_dice(outcomes: list[int], script: str) -> list[int | None]:

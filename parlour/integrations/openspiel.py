@@ -9,9 +9,11 @@ env name without its version (``parlour_german_whist``, ``parlour_forty_fives``,
 
     game = pyspiel.load_game("parlour_fuenfzehn_tot", {"players": 2})
 
-OpenSpiel's algorithms (MCTS, CFR, exploitability, ISMCTS on the perfect-information
-dice game, ``rl_environment``) then run on Parlour's own rules engines: this module only
-translates, it holds no rules.
+OpenSpiel's algorithms (MCTS, CFR, exploitability, ``rl_environment`` with
+``observation_type=OBSERVATION``) then run on Parlour's own rules engines: this module
+only translates, it holds no rules. ISMCTS does not run yet: it refuses the
+perfect-information dice game, and the card games would need a way to deal the unseen
+cards again (``resample_from_infostate``), which this module does not provide.
 
 Parameters
     The env's options (``envs.make(name, **options)``) are the game parameters, with the
