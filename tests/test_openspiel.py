@@ -19,6 +19,7 @@ from open_spiel.python.algorithms import (
     evaluate_bots,
     exploitability,
     get_all_states,
+    ismcts,
     mcts,
 )
 
@@ -185,3 +186,67 @@ def test_mcts_beats_random_full_game() -> None:
     """30 games of the seed's ten matches: MCTS wins with p < 0.001."""
     wins = _mcts_wins(games=30, matches=10, simulations=30)
     assert _binomial_tail(wins, 30) < 0.001, f"MCTS won {wins}/30"
+
+
+def _random_position(game: pyspiel.Game, moves: int, seed: int) -> pyspiel.State:
+    """The position after the deal and ``moves`` random decisions."""
+    rng = np.random.default_rng(seed)
+    state = game.new_initial_state()
+    while state.is_chance_node() or moves > 0:
+        if state.is_chance_node():
+            outcomes, probs = zip(*state.chance_outcomes(), strict=True)
+            state.apply_action(int(rng.choice(outcomes, p=probs)))
+        else:
+            state.apply_action(int(rng.choice(state.legal_actions())))
+            moves -= 1
+    return state
+
+
+@pytest.mark.parametrize(
+    ("game_string", "moves"),
+    [("parlour_german_whist", 21), ("parlour_forty_fives(players=4)", 6)],
+)
+def test_resample_keeps_what_the_seat_knows(game_string: str, moves: int) -> None:
+    """Resampled states are in the seat's information state (same information-state
+    string and observation, same legal moves) but deal the hidden cards anew."""
+    game = pyspiel.load_game(game_string)
+    state = _random_position(game, moves, seed=4)
+    seat = state.current_player()
+    rng = np.random.default_rng(0)
+    moved = 0
+    for _ in range(5):
+        sample = pos.resample_from_infostate(state, seat, rng)
+        assert sample.information_state_string(seat) == state.information_state_string(
+            seat
+        )
+        assert sample.observation_tensor(seat) == state.observation_tensor(seat)
+        assert sample.legal_actions() == state.legal_actions()
+        others = [p for p in range(game.num_players()) if p != seat]
+        moved += any(
+            sample.observation_tensor(p) != state.observation_tensor(p) for p in others
+        )
+    assert moved >= 3  # the other seats' hidden cards change
+
+
+def test_ismcts_plays_german_whist() -> None:
+    """OpenSpiel's Python ISMCTS, given the resampler, plays a whole German Whist game
+    against random play (every move legal: the engine would raise)."""
+    game = pyspiel.load_game("parlour_german_whist")
+    rng = np.random.RandomState(2)
+    draws = np.random.default_rng(2)
+    bot = ismcts.ISMCTSBot(
+        game, mcts.RandomRolloutEvaluator(1, rng), 2.0, 4, random_state=rng
+    )
+    bot.set_resampler(
+        lambda state, player: pos.resample_from_infostate(state, player, draws, 8)
+    )
+    state = game.new_initial_state()
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes, probs = zip(*state.chance_outcomes(), strict=True)
+            state.apply_action(int(rng.choice(outcomes, p=probs)))
+        elif state.current_player() == 0:
+            state.apply_action(bot.step(state))
+        else:
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    assert sorted(state.returns()) == [-1.0, 1.0]

@@ -11,9 +11,9 @@ env name without its version (``parlour_german_whist``, ``parlour_forty_fives``,
 
 OpenSpiel's algorithms (MCTS, CFR, exploitability, ``rl_environment`` with
 ``observation_type=OBSERVATION``) then run on Parlour's own rules engines: this module
-only translates, it holds no rules. ISMCTS does not run yet: it refuses the
-perfect-information dice game, and the card games would need a way to deal the unseen
-cards again (``resample_from_infostate``), which this module does not provide.
+only translates, it holds no rules. ISMCTS (OpenSpiel's Python ``ISMCTSBot``) runs on
+the card games with `resample_from_infostate` as its resampler (pyspiel does not let a
+Python game override the method itself); it refuses the perfect-information dice game.
 
 Parameters
     The env's options (``envs.make(name, **options)``) are the game parameters, with the
@@ -401,11 +401,99 @@ class ParlourState(pyspiel.State):
         engine, state = self._engine.value, self._cell.value
         assert self._seen is not None
         for p in range(len(self._seen)):
-            h = hashlib.blake2b(self._seen[p], digest_size=16)
-            h.update(engine.observe(state, p).tobytes())
-            if p == actor:
-                h.update(b"played %d" % action)
-            self._seen[p] = h.digest()
+            own = action if p == actor else None
+            self._seen[p] = _fold(self._seen[p], engine.observe(state, p), own)
+
+
+def _fold(digest: bytes, observation: np.ndarray, own_action: int | None) -> bytes:
+    """A seat's perfect-recall digest after one more move: the previous digest, what
+    the seat now observes and, if the move was its own, the action."""
+    h = hashlib.blake2b(digest, digest_size=16)
+    h.update(observation.tobytes())
+    if own_action is not None:
+        h.update(b"played %d" % own_action)
+    return h.digest()
+
+
+def _replay_digests(
+    game: ParlourGame, actions: list[int], player: int, stop: list[bytes] | None
+) -> list[bytes] | None:
+    """``player``'s digest after the root and after each of ``actions`` (a full
+    history, chance outcomes included), or None if an action is not legal where it is
+    applied or (with ``stop``, the digests to keep to) the seat would notice a
+    difference."""
+    engine = game.engine
+    state = engine.new_state()
+    forced = deque(game.forced)
+
+    def advance() -> None:
+        while (
+            forced and forced[0] is not None and engine.current_player(state) == CHANCE
+        ):
+            engine.apply(state, forced.popleft())
+
+    advance()
+    out = [_fold(b"", engine.observe(state, player), None)]
+    for i, action in enumerate(actions):
+        actor = engine.current_player(state)
+        if actor == CHANCE:
+            if action not in {o for o, _ in engine.chance_outcomes(state)}:
+                return None
+            if forced:
+                forced.popleft()
+        elif actor == TERMINAL or action not in engine.legal_actions(state):
+            return None
+        engine.apply(state, action)
+        advance()
+        own = action if actor == player else None
+        out.append(_fold(out[-1], engine.observe(state, player), own))
+        if stop is not None and out[-1] != stop[i + 1]:
+            return None
+    return out
+
+
+def resample_from_infostate(
+    state: ParlourState,
+    player: int,
+    rng: np.random.Generator | None = None,
+    swaps: int = 32,
+) -> ParlourState:
+    """A state ``player`` cannot tell from ``state`` (the same information state),
+    with the hidden chance outcomes drawn again: the resampler ISMCTS needs (give it
+    to OpenSpiel's Python ``ISMCTSBot`` with ``set_resampler``).
+
+    It is generic, a Markov chain over histories: starting from the true one it
+    proposes ``swaps`` exchanges of two chance outcomes of the same run of chance nodes
+    (two cards of one deal), keeping each exchange after which every move is still
+    legal and the seat's observations and own actions are unchanged. The exchanges
+    are symmetric, so the chain's stationary distribution is uniform over the
+    histories it can reach; a short chain is an approximation of that.
+    """
+    rng = np.random.default_rng() if rng is None else rng
+    game = state.get_game()
+    steps = state.full_history()
+    actions = [s.action for s in steps]
+    chance = [i for i, s in enumerate(steps) if s.player == pyspiel.PlayerId.CHANCE]
+    runs: list[list[int]] = []
+    for i in chance:
+        if runs and runs[-1][-1] == i - 1:
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    runs = [r for r in runs if len(r) > 1]
+    target = _replay_digests(game, actions, player, None)
+    if runs and target is not None:
+        sizes = np.array([len(r) for r in runs], dtype=float)
+        for _ in range(swaps):
+            run = runs[int(rng.choice(len(runs), p=sizes / sizes.sum()))]
+            i, j = (int(x) for x in rng.choice(run, size=2, replace=False))
+            actions[i], actions[j] = actions[j], actions[i]
+            if _replay_digests(game, actions, player, target) is None:
+                actions[i], actions[j] = actions[j], actions[i]
+    out = game.new_initial_state()
+    for action in actions:
+        out.apply_action(action)
+    return out
 
 
 class _Observer:
@@ -556,4 +644,5 @@ __all__ = [
     "game_name",
     "load_game",
     "register",
+    "resample_from_infostate",
 ]
