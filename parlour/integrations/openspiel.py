@@ -12,8 +12,9 @@ env name without its version (``parlour_german_whist``, ``parlour_forty_fives``,
 OpenSpiel's algorithms (MCTS, CFR, exploitability, ``rl_environment`` with
 ``observation_type=OBSERVATION``) then run on Parlour's own rules engines: this module
 only translates, it holds no rules. ISMCTS (OpenSpiel's Python ``ISMCTSBot``) runs on
-the card games with `resample_from_infostate` as its resampler (pyspiel does not let a
-Python game override the method itself); it refuses the perfect-information dice game.
+the card games with `resample_from_infostate` as its resampler (pyspiel's C++
+``ISMCTSBot`` does not call a Python game's resampler); ISMCTS refuses the
+perfect-information dice game.
 
 Parameters
     The env's options (``envs.make(name, **options)``) are the game parameters, with the
