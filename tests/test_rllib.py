@@ -126,9 +126,9 @@ def _greedy_game(module: Any, env_name: str, options: dict, seed: int) -> dict:
 def test_one_ppo_iteration_then_a_legal_greedy_game(
     local_ray: None, game: str, game_options: dict
 ) -> None:
-    """One PPO iteration of self-play with the masked module (a tiny batch), which
-    changes its weights; then a greedy game of the trained module plays only legal
-    moves and pays every seat."""
+    """One PPO iteration of self-play with the masked module (a tiny batch): every
+    sampled episode ends normally and pays every seat, and the weights change; then
+    a greedy game of the trained module plays only legal moves and pays every seat."""
     config = (
         prl.ppo_config(game, model_config={"fcnet_hiddens": [32]}, **game_options)
         .env_runners(num_env_runners=0, rollout_fragment_length=64)
@@ -141,7 +141,14 @@ def test_one_ppo_iteration_then_a_legal_greedy_game(
         weights = algo.get_module(prl.SHARED_POLICY).state_dict()
         before = {k: v.clone() for k, v in weights.items()}
         result = algo.train()
-        assert result["env_runners"]["num_episodes"] >= 1
+        runs = result["env_runners"]
+        assert runs["num_episodes"] >= 1
+        # Both games are zero-sum, so every episode's return summed over the seats is
+        # 0 unless a final reward went missing or an illegal move was penalised (-1).
+        assert runs["episode_return_min"] == runs["episode_return_max"] == 0.0
+        assert set(runs["agent_episode_returns_mean"]) == set(
+            envs.make(game, **game_options).possible_agents
+        )
         assert math.isfinite(result["learners"][prl.SHARED_POLICY]["policy_loss"])
         module = algo.get_module(prl.SHARED_POLICY)
         after = module.state_dict()
