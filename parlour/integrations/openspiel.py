@@ -52,6 +52,7 @@ Returns
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import inspect
 import re
@@ -576,6 +577,7 @@ def _game_type(env_name: str, engine: Game | None, zero_sum: bool) -> pyspiel.Ga
     )
 
 
+@functools.cache
 def _player_range(env_name: str) -> tuple[int, int]:
     """The fewest and most players over the env's variants."""
     counts = [
