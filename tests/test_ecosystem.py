@@ -418,8 +418,16 @@ def doc_examples() -> list[tuple[str, str]]:
     return out
 
 
+#: examples that start a Ray cluster and train: about a minute, so in the slow suite
+SLOW_EXAMPLES = {"RLlib"}
+
+
 @pytest.mark.parametrize(
-    ("section", "code"), doc_examples(), ids=[s for s, _ in doc_examples()]
+    ("section", "code"),
+    [
+        pytest.param(s, c, id=s, marks=[pytest.mark.slow] if s in SLOW_EXAMPLES else [])
+        for s, c in doc_examples()
+    ],
 )
 def test_integration_docs_examples_run(section: str, code: str) -> None:
     """Each library's example in docs/integrations.md runs as written."""
@@ -435,4 +443,6 @@ def test_integration_docs_cover_every_library() -> None:
         "gymnasium and Stable-Baselines3",
         "TorchRL",
         "Tianshou",
+        "RLlib",
+        "OpenSpiel",
     ]
