@@ -249,6 +249,15 @@ def _report_run(result, summary_table, env: str) -> None:
     if result.session_seconds < result.seconds - 1:
         minutes += f" ({result.session_seconds / 60:.1f} min in this session)"
     print(f"trained {result.steps:,} steps in {minutes}")
+    if result.phase_seconds:
+        print(
+            "time by phase: "
+            + ", ".join(
+                f"{name} {sec / 60:.1f} min"
+                for name, sec in result.phase_seconds.items()
+                if name != "done"
+            )
+        )
     print(summary_table(result))
     print(f"checkpoint: {result.checkpoint}")
     if result.plot is not None:

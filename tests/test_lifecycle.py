@@ -109,6 +109,13 @@ def test_interrupted_fit_refits_from_the_stored_games(tmp_path, monkeypatch):
     assert collected["n"] == 0 and fitted["n"] == 1
     assert not result.interrupted and result.steps == 256
     assert json.loads((tmp_path / "warm_start.json").read_text())["epochs"] == 2
+    # time by phase, summed over both sessions
+    assert {"teacher games", "fit", "self-play", "evaluation"} <= set(
+        result.phase_seconds
+    )
+    assert run_state(tmp_path)["phase_seconds"] == pytest.approx(
+        result.phase_seconds, abs=0.1
+    )
 
 
 def test_stored_teacher_games_equal_fresh_ones(tmp_path):

@@ -361,6 +361,8 @@ class TrainResult:
     """time spent by this call"""
     teacher_games: int = 0
     """teacher games kept in the run directory"""
+    phase_seconds: dict[str, float] = field(default_factory=dict)
+    """seconds spent in each phase (evaluations apart), over every session"""
 
 
 def default_run_dir(config: TrainConfig) -> Path:
@@ -560,10 +562,24 @@ def train(
     def elapsed() -> float:
         return earlier + time.time() - session_start
 
+    # seconds by phase, evaluations apart, over every session
+    seconds: dict[str, float] = dict(state.get("phase_seconds", {})) if state else {}
+    clock: dict[str, Any] = {"phase": phase, "since": time.time()}
+
+    def mark(now: str) -> None:
+        t = time.time()
+        key = clock["phase"]
+        seconds[key] = seconds.get(key, 0.0) + t - clock["since"]
+        clock.update(phase=now, since=t)
+
     def write_state(now: str) -> None:
-        ckpt_io.write_json_atomic(
-            run_dir / STATE, {"phase": now, "elapsed_s": round(elapsed(), 1)}
-        )
+        mark(now)
+        data = {
+            "phase": now,
+            "elapsed_s": round(elapsed(), 1),
+            "phase_seconds": {k: round(v, 1) for k, v in seconds.items()},
+        }
+        ckpt_io.write_json_atomic(run_dir / STATE, data)
 
     write_state(phase)
 
@@ -645,12 +661,20 @@ def train(
         ckpt_io.write_json_atomic(
             run_dir / ckpt_io.LATEST, {"checkpoint": str(path.relative_to(run_dir))}
         )
+        write_state(clock["phase"])  # the elapsed time, should the process be killed
         return path
 
     rotations = len(teams_of(game))
     per_opponent = -(-config.eval_games // rotations) * rotations
 
     def evaluate(steps: int) -> list[dict[str, Any]]:
+        mark("evaluation")
+        try:
+            return _evaluate(steps)
+        finally:
+            mark("self-play")
+
+    def _evaluate(steps: int) -> list[dict[str, Any]]:
         policy = _actor(model, config.activation)
         rows = []
         from tqdm import tqdm
@@ -708,6 +732,7 @@ def train(
             now,
             time.time() - session_start,
             imitation.stored_games(run_dir / WARM_START_DIR),
+            dict(seconds),
         )
 
     if phase in ("teacher games", "fit"):
@@ -776,6 +801,7 @@ def train(
         "done",
         time.time() - session_start,
         imitation.stored_games(run_dir / WARM_START_DIR),
+        dict(seconds),
     )
 
 
