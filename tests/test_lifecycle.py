@@ -483,3 +483,13 @@ def test_tips_summary_says_when_not_yet_reliable():
     line = next(x for x in text.splitlines() if "save_trumps" in x)
     assert "†" in line
     assert "† not yet reliable: too few deals differ between the arms" in text
+
+
+def test_license_is_an_spdx_string():
+    """setuptools >= 77 warns about the old ``license = {text = ...}`` table."""
+    import tomllib
+    from pathlib import Path
+
+    data = tomllib.loads((Path(__file__).parent.parent / "pyproject.toml").read_text())
+    assert data["project"]["license"] == "MIT"
+    assert "setuptools>=77" in data["build-system"]["requires"]
