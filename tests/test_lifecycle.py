@@ -182,6 +182,21 @@ def test_interrupted_evaluation_is_redone(tmp_path, monkeypatch):
     assert not result.interrupted
 
 
+def test_evaluations_off_the_rollout_grid_are_not_repeated(tmp_path, monkeypatch):
+    """eval_every=100 with rollouts of 128: the evaluation due at 100 is played at
+    128; an interrupt in the next update must not make the resumed run play it
+    again."""
+    from sb3_contrib import MaskablePPO
+
+    config = config_from_dict({**TINY, "eval_every": 100})
+    interrupt_on_call(monkeypatch, MaskablePPO, "train", call=2)
+    train(config, run_dir=tmp_path, progress=False)
+    assert eval_rows(tmp_path) == [(0, "random"), (128, "random")]
+    monkeypatch.undo()
+    train(config, run_dir=tmp_path, resume=True, progress=False)
+    assert eval_rows(tmp_path) == [(s, "random") for s in (0, 128, 256)]
+
+
 def test_interrupted_final_evaluation_is_redone(tmp_path, monkeypatch):
     config = config_from_dict({**TINY, "eval_every": 1024})
     interrupt_on_call(monkeypatch, train_mod, "run_arena", call=2)  # 1: step 0

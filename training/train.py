@@ -535,9 +535,10 @@ def train(
         if (run_dir / ckpt_io.LATEST).is_file():  # else killed before the first one
             saved = ckpt_io.load(run_dir)
         evaluations = _read_evaluations(run_dir / "evaluations.csv")
-    warning = warm_start_warning(config)
-    if warning and progress and (state is None or state["phase"] == "teacher games"):
-        print(warning, file=sys.stderr)
+    if progress and (state is None or state["phase"] == "teacher games"):
+        warning = warm_start_warning(config)
+        if warning:
+            print(warning, file=sys.stderr)
 
     # about 3x faster than the default for small MLPs on this CPU
     torch.set_num_threads(1)
@@ -1011,11 +1012,11 @@ class _TrainingCallback(BaseCallback):
         # An evaluation that was due at or before this step and is not in the record
         # (the step-0 point, or one interrupted by Ctrl-C) is done first.
         due = steps // c.eval_every * c.eval_every
-        done = {r["step"] for r in self.evaluations}
+        last = max((r["step"] for r in self.evaluations), default=-1)
         self.next = {
             "snapshot": _next_multiple(steps, c.snapshot_every),
             "checkpoint": _next_multiple(steps, c.checkpoint_every),
-            "eval": due if due not in done else _next_multiple(steps, c.eval_every),
+            "eval": due if last < due else _next_multiple(steps, c.eval_every),
         }
         for env in self.training_env.envs:
             env.unwrapped.on_episode = self._episode
