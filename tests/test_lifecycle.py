@@ -38,7 +38,13 @@ TINY = {
     "eval_opponents": ["random"],
     "tensorboard": False,
 }
-WARM = {"warm_start": "heuristic", "warm_start_games": 6, "warm_start_epochs": 2}
+# a warm start and one rollout of self-play
+WARM = {
+    "warm_start": "heuristic",
+    "warm_start_games": 6,
+    "warm_start_epochs": 2,
+    "total_timesteps": 128,
+}
 
 
 @pytest.fixture(autouse=True)
@@ -91,7 +97,7 @@ def test_interrupted_teacher_games_are_kept_and_resumed(tmp_path, monkeypatch, r
     monkeypatch.undo()
     calls = count_calls(monkeypatch, imitation, "_collect_chunk")
     result = train(config, run_dir=tmp_path, resume=resume, progress=False)
-    assert not result.interrupted and result.steps == 256
+    assert not result.interrupted and result.steps == 128
     assert calls["n"] == 3  # 6 games, 3 of them stored
     assert result.teacher_games == 6
     assert run_state(tmp_path)["phase"] == "done"
@@ -107,7 +113,7 @@ def test_interrupted_fit_refits_from_the_stored_games(tmp_path, monkeypatch):
     fitted = count_calls(monkeypatch, imitation, "fit")
     result = train(config, run_dir=tmp_path, resume=True, progress=False)
     assert collected["n"] == 0 and fitted["n"] == 1
-    assert not result.interrupted and result.steps == 256
+    assert not result.interrupted and result.steps == 128
     assert json.loads((tmp_path / "warm_start.json").read_text())["epochs"] == 2
     # time by phase, summed over both sessions
     assert {"teacher games", "fit", "self-play", "evaluation"} <= set(
@@ -336,7 +342,7 @@ def test_warm_start_dwarfing_the_budget_is_announced(tmp_path, capsys):
     # a suggestion that fits: at least 40 decisions a German Whist game
     suggested = int(re.search(r"warm_start_games=(\d+)", warning)[1])
     assert 1 <= suggested <= 256 // 40
-    config = config_from_dict({**TINY, **WARM, "warm_start_games": 8})
+    config = config_from_dict({**TINY, **WARM, "warm_start_games": 4})
     train(config, run_dir=tmp_path, progress=True)
     assert "outweigh" in capsys.readouterr().err
 
