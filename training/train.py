@@ -485,8 +485,8 @@ def train(
     done. Ctrl-C in any phase keeps what is finished and returns an interrupted result;
     ``resume=True`` (or a fresh start with the very config the run was started with)
     continues from the last completed phase. Everything is checked before anything is
-    written. ``final_eval=False`` skips the evaluation after the last step (for timing
-    runs).
+    written. ``final_eval=False`` skips the evaluations at step 0 and after the last
+    step, leaving only the periodic ones (for timing runs).
     """
     config.validate()
     run_dir = Path(run_dir) if run_dir is not None else default_run_dir(config)
@@ -762,6 +762,7 @@ def train(
         progress,
         evaluations,
         lambda: _actor(model, config.activation),
+        start_eval=final_eval,
     )
     remaining = config.total_timesteps - int(model.num_timesteps)
     try:
@@ -993,8 +994,11 @@ class _TrainingCallback(BaseCallback):
     exactly.
     """
 
-    def __init__(self, config, pool, save, evaluate, progress, evaluations, actor):
+    def __init__(
+        self, config, pool, save, evaluate, progress, evaluations, actor, start_eval
+    ):
         super().__init__()
+        self.start_eval = start_eval
         self.config, self.pool = config, pool
         self.save, self.evaluate, self.actor = save, evaluate, actor
         self.progress, self.evaluations = progress, evaluations
@@ -1016,7 +1020,11 @@ class _TrainingCallback(BaseCallback):
         self.next = {
             "snapshot": _next_multiple(steps, c.snapshot_every),
             "checkpoint": _next_multiple(steps, c.checkpoint_every),
-            "eval": due if last < due else _next_multiple(steps, c.eval_every),
+            "eval": (
+                due
+                if last < due and (due > 0 or self.start_eval)
+                else _next_multiple(steps, c.eval_every)
+            ),
         }
         for env in self.training_env.envs:
             env.unwrapped.on_episode = self._episode
