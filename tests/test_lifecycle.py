@@ -514,3 +514,44 @@ def test_license_is_an_spdx_string():
     data = tomllib.loads((Path(__file__).parent.parent / "pyproject.toml").read_text())
     assert data["project"]["license"] == "MIT"
     assert "setuptools>=77" in data["build-system"]["requires"]
+
+
+def test_real_ctrl_c_with_collecting_workers(tmp_path):
+    """A real SIGINT to the process group (what Ctrl-C in a terminal sends) while two
+    worker processes play the teacher's games: exit status 130, one-line report, no
+    traceback from the workers, and the finished chunks kept."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    run = tmp_path / "run"
+    sets = ["warm_start_games=80", "warm_start_workers=2", "tensorboard=false"]
+    argv = [sys.executable, "-m", "parlour.cli", "train", "german_whist_v0"]
+    argv += ["--run-dir", str(run), "--quiet"]
+    for s in sets:
+        argv += ["--set", s]
+    proc = subprocess.Popen(
+        argv,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.time() + 120
+        while not list((run / "warm_start").glob("games_*.npz")):
+            assert proc.poll() is None, proc.communicate()
+            assert time.time() < deadline, "no chunk of teacher games was written"
+            time.sleep(0.1)
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err
+    assert "interrupted while playing the teacher's games" in out
+    assert run_state(run)["phase"] == "teacher games"
+    assert imitation.stored_games(run / "warm_start") >= 10

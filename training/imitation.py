@@ -36,6 +36,7 @@ import json
 import math
 import multiprocessing
 import os
+import signal
 import tempfile
 import zipfile
 from collections.abc import Callable
@@ -274,11 +275,18 @@ def collect(
         # fork keeps the parent's imports; every chunk is seeded, so the order in
         # which workers finish changes nothing.
         ctx = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
-        with ctx.Pool(workers, initializer=torch.set_num_threads, initargs=(1,)) as p:
+        with ctx.Pool(workers, initializer=_worker_init) as p:
             results = p.imap(_collect_chunk, [job for _, job in todo])
             for (i, _), result in zip(todo, results, strict=True):
                 finished(i, result)
     return Demonstrations.concatenate([parts[i] for i in range(len(jobs))])
+
+
+def _worker_init() -> None:
+    """A collecting worker: one torch thread, and Ctrl-C left to the parent, which
+    keeps the finished chunks and stops the pool."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    torch.set_num_threads(1)
 
 
 def _chunk_path(store: Path, index: int) -> Path:
