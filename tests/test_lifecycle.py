@@ -335,6 +335,19 @@ def test_default_config_is_a_small_budget():
         train_mod.load_config(None, env="german_whist_v0", preset="huge")
 
 
+def test_progress_names_every_phase_with_its_total(tmp_path, capsys):
+    """One bar per phase, each with its real total: the self-play bar ends at the
+    last whole rollout (3 rollouts of 128 for a budget of 300), not at the budget."""
+    config = config_from_dict({**TINY, **WARM, "total_timesteps": 300})
+    train(config, run_dir=tmp_path, progress=True)
+    err = capsys.readouterr().err.replace("\r", "\n")
+    assert "teacher games (heuristic): 100%" in err and " 6/6 " in err
+    assert re.search(r"fit \([\d,]+ decisions\): 100%.* 2/2 ", err)
+    assert re.search(r"self-play: 100%.* 384/384 ", err)
+    for step in (0, 128, 256, 384):
+        assert re.search(rf"evaluation @ step {step}: .*/2 ", err)
+
+
 def test_warm_start_dwarfing_the_budget_is_announced(tmp_path, capsys):
     config = config_from_dict({**TINY, "warm_start": "heuristic"})  # 2,000 games
     warning = train_mod.warm_start_warning(config)
