@@ -59,7 +59,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 # Agent kinds beyond random, heuristic and ckpt:PATH, per env (agents.EXTRA_AGENTS
-# builds them; tests/test_cli.py builds every one listed here).
+# builds them; tests/test_lifecycle.py builds every one listed here).
 EXTRA_KINDS = {
     "german_whist_v0": ["solver", "pimc:N"],
     "forty_fives_v0": ["solver", "pimc:N"],
@@ -243,7 +243,10 @@ def _report_run(result, summary_table, env: str) -> None:
                 f"interrupted at step {result.steps:,}; checkpoint saved: "
                 f"{result.checkpoint}"
             )
-        print(f"continue with: parlour train {env} --resume --run-dir {result.run_dir}")
+        print(
+            f"continue with: {parlour_command()} train {env} --resume --run-dir "
+            + shlex.quote(str(result.run_dir))
+        )
         return
     minutes = f"{result.seconds / 60:.1f} min"
     if result.session_seconds < result.seconds - 1:

@@ -17,6 +17,7 @@ import pytest
 import torch
 
 from parlour.cli import main as cli
+from parlour.cli import parlour_command
 from parlour.training import checkpoint as ckpt_io
 from parlour.training import imitation
 from parlour.training import train as train_mod
@@ -266,7 +267,8 @@ def test_cli_resume_uses_the_stored_config(tmp_path, monkeypatch, capsys):
     assert cli([*argv, *tiny_sets()]) == 130
     out = capsys.readouterr().out
     assert (
-        f"continue with: parlour train german_whist_v0 --resume --run-dir {run}" in out
+        f"continue with: {parlour_command()} train german_whist_v0 --resume "
+        f"--run-dir {run}" in out
     )
     monkeypatch.undo()
     stored = json.loads((run / "config.json").read_text())
