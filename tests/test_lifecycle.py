@@ -461,8 +461,6 @@ def test_list_shows_whole_descriptions_and_every_agent_kind(capsys):
 
 
 def test_play_command_is_printed_as_it_can_be_run(tmp_path, monkeypatch):
-    from parlour.cli import parlour_command
-
     exe = tmp_path / ".venv" / "bin" / "parlour"
     exe.parent.mkdir(parents=True)
     exe.write_text("#!/bin/sh\n")
