@@ -540,6 +540,7 @@ def test_real_ctrl_c_with_collecting_workers(tmp_path):
     import time
 
     run = tmp_path / "run"
+    # 8 chunks of 25 games: the signal comes after the first and long before the last
     sets = ["warm_start_games=200", "warm_start_workers=2", "tensorboard=false"]
     argv = [sys.executable, "-m", "parlour.cli", "train", "german_whist_v0"]
     argv += ["--run-dir", str(run), "--quiet"]
