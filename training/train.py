@@ -1,14 +1,17 @@
 """Self-play training with sb3-contrib's MaskablePPO: one readable file, as cleanrl
 writes them.
 
-``parlour train ENV`` reads ``configs/ENV.yaml`` (or ``--config``), applies
-``--set key=value`` overrides, saves the resolved config in the run directory and trains
-a learner against a pool of opponents (`training.selfplay`). Every ``checkpoint_every``
-steps it writes an atomic checkpoint (`training.checkpoint`), every ``eval_every`` steps
-it plays the greedy learner against the baseline bots on duplicate deals and appends the
-results to ``evaluations.csv``; at the end it draws ``learning_curve.png``. Ctrl-C saves
-a checkpoint; ``--resume`` continues from the latest one with the step count, optimiser
-state, snapshot pool and evaluation history intact.
+``parlour train ENV`` reads ``configs/ENV.yaml`` (or ``--config``, or a ``--preset``),
+applies ``--set key=value`` overrides, checks everything, saves the resolved config in
+the run directory and trains a learner against a pool of opponents
+(`training.selfplay`), after an optional warm start by imitation (`training.imitation`).
+Every ``checkpoint_every`` steps it writes an atomic checkpoint (`training.checkpoint`);
+at step 0, every ``eval_every`` steps and at the end it plays the greedy learner against
+the baseline bots on duplicate deals and appends the results to ``evaluations.csv``; at
+the end it draws ``learning_curve.png``. The run's phase (teacher games, fit, self-play,
+done) and its time are kept in ``state.json``: Ctrl-C in any phase keeps what is
+finished, and ``--resume`` continues from there with the run's stored config, the step
+count, optimiser state, snapshot pool and evaluation history intact (docs/training.md).
 """
 
 from __future__ import annotations
