@@ -325,8 +325,8 @@ def test_bad_settings_refused_before_the_run_dir_exists(
 
 
 def test_default_config_is_a_small_budget():
-    """configs/german_whist_v0.yaml is the quick default (measured in docs/training.md
-    at about ten minutes on two cores); the strong recipe is a preset."""
+    """configs/german_whist_v0.yaml is the quick default (measured in docs/training.md:
+    6.7 minutes on two cores); the strong recipe is a preset."""
     default = train_mod.load_config(None, env="german_whist_v0")
     strong = train_mod.load_config(None, env="german_whist_v0", preset="strong")
     assert default.total_timesteps < strong.total_timesteps
