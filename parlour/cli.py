@@ -7,6 +7,7 @@ exit with status 2; nothing prints a traceback for a user's mistake.
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -43,23 +44,63 @@ def parse_options(pairs: Sequence[str] | None) -> dict[str, Any]:
 
 # --- list -----------------------------------------------------------------------------
 def cmd_list(args: argparse.Namespace) -> int:
-    from . import agents, envs
+    from . import envs
 
     for name in envs.names():
-        mod = envs.module(name)
-        first = (mod.__doc__ or "").strip().splitlines()[0]
-        print(f"{name}: {first}")
+        print(f"{name}: {env_description(name)}")
         for options in envs.VARIANTS.get(name, []):
             print("    -o " + " -o ".join(f"{k}={v}" for k, v in options.items()))
-        bots = ["random"] + (["heuristic"] if name in agents.HEURISTICS else [])
-        print(f"    agents: {', '.join(bots)}")
+        print(f"    agents: {', '.join(agent_kinds(name))}")
+    print(
+        "\nAgent specs: heuristic:-tip,+tip switches the bot's strategy tips; "
+        "ckpt:PATH plays a\ncheckpoint or a run directory's latest one (see README)."
+    )
     return 0
+
+
+# Agent kinds beyond random, heuristic and ckpt:PATH, per env (agents.EXTRA_AGENTS
+# builds them; tests/test_lifecycle.py builds every one listed here).
+EXTRA_KINDS = {
+    "german_whist_v0": ["solver", "pimc:N"],
+    "forty_fives_v0": ["solver", "pimc:N"],
+    "fuenfzehnern_v0": ["solver", "pimc:N"],
+    "herzeln_v0": ["solver", "pimc:N"],
+    "fuenfzehn_tot_v0": ["optimal", "threshold:N"],
+}
+
+
+def env_description(name: str) -> str:
+    """The first paragraph of an env package's docstring on one line, without the
+    seed file's number."""
+    import re
+
+    from . import envs
+
+    doc = (envs.module(name).__doc__ or "").strip().split("\n\n")[0]
+    text = " ".join(doc.split())
+    return re.sub(r"\s*\(seed \d+\)", "", text)
+
+
+def agent_kinds(name: str) -> list[str]:
+    """Every agent spec form the env accepts."""
+    from . import agents
+
+    kinds = ["random"]
+    if name in agents.HEURISTICS:
+        kinds += ["heuristic", "heuristic:-tip,+tip"]
+    kinds += EXTRA_KINDS.get(name, [])
+    if name in agents.EXACT_MOVES:
+        kinds.append("endgame:SPEC")
+    return [*kinds, "ckpt:PATH"]
 
 
 # --- arena ----------------------------------------------------------------------------
 def cmd_arena(args: argparse.Namespace) -> int:
     from .training.arena import run_arena, save_json
+    from .training.checkpoint import check_output_path
 
+    if args.json:
+        check_output_path(args.json, what="--json")
     result = run_arena(
         args.env,
         args.agents,
@@ -153,26 +194,75 @@ def _ask_move(game, legal: list[int]) -> int | None:
 
 # --- train / eval ---------------------------------------------------------------------
 def cmd_train(args: argparse.Namespace) -> int:
-    from .training.train import load_config, summary_table, train
-
-    config = load_config(args.config, env=args.env, overrides=args.set or [])
-    result = train(
-        config, run_dir=args.run_dir, resume=args.resume, progress=not args.quiet
+    from .training.train import (
+        default_run_dir,
+        load_config,
+        resume_config,
+        summary_table,
+        train,
     )
-    _report_run(result, summary_table)
+
+    run_dir = args.run_dir
+    if args.resume:
+        # A resumed run keeps the config it was started with (config.json); --set
+        # changes single keys on purpose, and each change is printed.
+        if args.config or args.preset:
+            raise UsageError(
+                "--resume continues with the run's stored config: drop "
+                "--config/--preset (change single keys with --set)"
+            )
+        if run_dir is None:
+            run_dir = default_run_dir(load_config(None, env=args.env))
+        config, changes = resume_config(run_dir, args.set or [])
+        if config.env != args.env:
+            raise UsageError(f"{run_dir} holds a {config.env} run, not {args.env}")
+        for line in changes:
+            print(f"resume with --set {line}")
+    else:
+        config = load_config(
+            args.config, env=args.env, overrides=args.set or [], preset=args.preset
+        )
+    result = train(config, run_dir=run_dir, resume=args.resume, progress=not args.quiet)
+    _report_run(result, summary_table, args.env)
     return 130 if result.interrupted else 0
 
 
-def _report_run(result, summary_table) -> None:
+def _report_run(result, summary_table, env: str) -> None:
     if result.interrupted:
+        if result.phase == "teacher games":
+            print(
+                "interrupted while playing the teacher's games: "
+                f"{result.teacher_games:,}"
+                f" kept in {result.run_dir / 'warm_start'}"
+            )
+        elif result.phase == "fit":
+            print(
+                f"interrupted during the fit: the {result.teacher_games:,} teacher "
+                "games are kept, the fit starts again on resume"
+            )
+        else:
+            print(
+                f"interrupted at step {result.steps:,}; checkpoint saved: "
+                f"{result.checkpoint}"
+            )
         print(
-            f"interrupted at step {result.steps}; checkpoint saved: {result.checkpoint}"
-        )
-        print(
-            "continue with: parlour train ... --resume --run-dir " + str(result.run_dir)
+            f"continue with: {parlour_command()} train {env} --resume --run-dir "
+            + shlex.quote(str(result.run_dir))
         )
         return
-    print(f"trained {result.steps} steps in {result.seconds / 60:.1f} min")
+    minutes = f"{result.seconds / 60:.1f} min"
+    if result.session_seconds < result.seconds - 1:
+        minutes += f" ({result.session_seconds / 60:.1f} min in this session)"
+    print(f"trained {result.steps:,} steps in {minutes}")
+    if result.phase_seconds:
+        print(
+            "time by phase: "
+            + ", ".join(
+                f"{name} {sec / 60:.1f} min"
+                for name, sec in result.phase_seconds.items()
+                if name != "done"
+            )
+        )
     print(summary_table(result))
     print(f"checkpoint: {result.checkpoint}")
     if result.plot is not None:
@@ -184,6 +274,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from .training.arena import run_arena, save_json
 
     ckpt = ckpt_io.load(args.checkpoint)
+    if args.json:
+        for opponent in args.vs:
+            ckpt_io.check_output_path(
+                _eval_json_path(args.json, opponent), what="--json"
+            )
     options = ckpt.env_options
     options.update(parse_options(args.option))
     if args.stage2_quality and ckpt.env_name != "german_whist_v0":
@@ -203,16 +298,19 @@ def cmd_eval(args: argparse.Namespace) -> int:
         )
         tables.append(result.table())
         if args.json:
-            path = (
-                f"{args.json.removesuffix('.json')}-{opponent.replace(':', '_')}.json"
-            )
-            save_json(result, path)
+            save_json(result, _eval_json_path(args.json, opponent))
     print(f"checkpoint {ckpt.path} ({ckpt.env_name}, step {ckpt.step})")
     print("\n\n".join(tables))
     if args.stage2_quality:
         print()
         print(_stage2_report(ckpt.path, args.stage2_quality, args.seed, options))
     return 0
+
+
+def _eval_json_path(json_arg: str, opponent: str) -> str:
+    """``--json out.json`` writes ``out-OPPONENT.json`` per opponent."""
+    safe = opponent.replace(":", "_").replace("/", "_")
+    return f"{json_arg.removesuffix('.json')}-{safe}.json"
 
 
 def _stage2_report(path, games: int, seed: int, options: dict) -> str:
@@ -235,7 +333,10 @@ def _stage2_report(path, games: int, seed: int, options: dict) -> str:
 
 # --- tips -----------------------------------------------------------------------------
 def cmd_tips(args: argparse.Namespace) -> int:
+    from .training.checkpoint import check_output_path
     from .training.tips import run_tips
+
+    check_output_path(args.out, directory=True, what="--out")
 
     run = run_tips(
         args.game,
@@ -256,8 +357,14 @@ def cmd_tips(args: argparse.Namespace) -> int:
 
 # --- dice-table -----------------------------------------------------------------------
 def cmd_dice_table(args: argparse.Namespace) -> int:
+    from .agents.fuenfzehn_tot_solver import build_parser as solver_parser
     from .agents.fuenfzehn_tot_solver import main as solver_main
+    from .training.checkpoint import check_output_path
 
+    # the plot path is checked before the tables are computed
+    plot = solver_parser("parlour dice-table").parse_args(args.rest).plot
+    if plot:
+        check_output_path(plot, what="--plot")
     return solver_main(args.rest, prog="parlour dice-table")
 
 
@@ -275,6 +382,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
         f"seed={args.seed}",
         f"eval_games={args.eval_games}",
     ]
+    if args.steps < 4 * 512:
+        # a budget below one rollout of the config (4 envs × 512 steps): shorter ones
+        n_steps = max(1, args.steps // 4)
+        overrides += [f"n_steps={n_steps}", f"batch_size={min(256, 4 * n_steps)}"]
     if args.teacher_games:
         # With the demo's few games the teacher's own stage-2 card is the better label:
         # solver labels (the config's warm_start_exact) pay off only with more data
@@ -299,15 +410,35 @@ def cmd_demo(args: argparse.Namespace) -> int:
         f"({args.eval_games} games each).\n"
     )
     result = train(config, run_dir=run_dir, progress=not args.quiet)
-    _report_run(result, summary_table)
+    _report_run(result, summary_table, "german_whist_v0")
+    if result.interrupted:
+        return 130
     print(
         f"\nRun directory: {result.run_dir} (config, evaluations.csv, TensorBoard logs)"
     )
     print(
-        "Play against it: parlour play german_whist_v0 "
-        f"--opponent ckpt:{result.run_dir}"
+        f"Play against it: {parlour_command()} play german_whist_v0 "
+        f"--opponent {shlex.quote(f'ckpt:{result.run_dir}')}"
     )
-    return 130 if result.interrupted else 0
+    return 0
+
+
+def parlour_command() -> str:
+    """The ``parlour`` being run, as the user can type it here: ``parlour`` when that
+    is the one on PATH, else its path (``.venv/bin/parlour`` after ``make demo``), else
+    ``python -m parlour.cli``."""
+    import os
+    import shutil
+
+    exe = sys.argv[0] if sys.argv else ""
+    if os.path.basename(exe) == "parlour" and os.path.isfile(exe):
+        here = os.path.abspath(exe)
+        on_path = shutil.which("parlour")
+        if on_path and os.path.samefile(on_path, here):
+            return "parlour"
+        relative = os.path.relpath(here)
+        return shlex.quote(relative if not relative.startswith("..") else here)
+    return f"{shlex.quote(sys.executable)} -m parlour.cli"
 
 
 # --- league ---------------------------------------------------------------------------
@@ -504,6 +635,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--config", metavar="FILE", help="YAML config (default configs/ENV.yaml)"
     )
     p.add_argument(
+        "--preset",
+        metavar="NAME",
+        help="a named config, configs/ENV.NAME.yaml (German Whist: strong, the "
+        "recipe of docs/results.md, about 45 min)",
+    )
+    p.add_argument(
         "--set",
         action="append",
         metavar="KEY=VALUE",
@@ -516,7 +653,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--resume",
         action="store_true",
-        help="continue the run in --run-dir from its latest checkpoint",
+        help="continue the run in --run-dir from its last completed phase, with the "
+        "config it was started with (--set changes a key on purpose)",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_train)

@@ -210,6 +210,12 @@ def test_demo_smoke(tmp_path, capsys):
     assert (run / "warm_start.json").exists()
     # few teacher games: the teacher's own labels, not the config's solver labels
     assert json.loads((run / "config.json").read_text())["warm_start_exact"] is False
+    # the learning curve starts at step 0; the time by phase is reported
+    assert (run / "evaluations.csv").read_text().splitlines()[1].startswith("0,random")
+    assert "time by phase: teacher games" in out and "evaluation" in out
+    # the play command can be run as printed (here: python -m parlour.cli)
+    play = next(x for x in out.splitlines() if x.startswith("Play against it: "))
+    assert play.endswith(f"-m parlour.cli play german_whist_v0 --opponent ckpt:{run}")
 
 
 def test_demo_without_a_teacher(tmp_path, capsys):

@@ -114,7 +114,8 @@ def test_resume_continues_steps_and_optimizer(trained, tmp_path):
     updates_per_rollout = 2 * 64 * 1 // 64  # n_envs * n_steps * n_epochs / batch_size
     assert new_steps[0] == adam_steps[0] + 2 * updates_per_rollout
     steps = [r["step"] for r in result.evaluations]
-    assert steps == sorted(steps) and steps[0] == 128 and steps[-1] == 512
+    # the step-0 point is the policy before any update
+    assert steps == [0, 128, 256, 384, 512]
 
 
 def test_fresh_run_refuses_nonempty_dir(trained):
@@ -169,25 +170,102 @@ def test_checkpoint_for_other_options_rejected(trained):
         )
 
 
+def edit_manifest(ckpt, rehash: bool = True, **changes):
+    """Change manifest fields (None deletes one); with ``rehash`` the manifest's own
+    hash is brought up to date, as a deliberate forger would."""
+    manifest = json.loads((ckpt / ckpt_io.MANIFEST).read_text())
+    for key, value in changes.items():
+        if value is None:
+            manifest.pop(key, None)
+        else:
+            manifest[key] = value
+    if rehash:
+        manifest["manifest_sha256"] = ckpt_io.manifest_digest(manifest)
+    (ckpt / ckpt_io.MANIFEST).write_text(json.dumps(manifest))
+
+
 def test_checkpoint_for_other_env_rejected(trained, tmp_path):
     ckpt = corrupt_copy(trained, tmp_path)
-    manifest = json.loads((ckpt / ckpt_io.MANIFEST).read_text())
-    manifest["env"] = "some_other_env_v0"
-    (ckpt / ckpt_io.MANIFEST).write_text(json.dumps(manifest))
-    with pytest.raises(ckpt_io.CheckpointError, match="trained on some_other_env_v0"):
+    edit_manifest(ckpt, env="herzeln_v0")
+    with pytest.raises(ckpt_io.CheckpointError, match="trained on herzeln_v0"):
+        make_agent(f"ckpt:{ckpt}", "german_whist_v0")
+    edit_manifest(ckpt, env="some_other_env_v0")
+    with pytest.raises(ckpt_io.CheckpointError, match="not a registered env"):
         make_agent(f"ckpt:{ckpt}", "german_whist_v0")
 
 
 def test_weights_file_is_not_unpickled_blindly(trained, tmp_path):
     """A weights file that needs arbitrary unpickling is refused by weights_only
-    loading."""
+    loading, and PyTorch's long advice to load it anyway never reaches the user."""
     ckpt = corrupt_copy(trained, tmp_path)
     torch.save({"policy": object()}, ckpt / ckpt_io.WEIGHTS)
-    manifest = json.loads((ckpt / ckpt_io.MANIFEST).read_text())
-    manifest["weights_sha256"] = ckpt_io._sha256(ckpt / ckpt_io.WEIGHTS)
-    (ckpt / ckpt_io.MANIFEST).write_text(json.dumps(manifest))
-    with pytest.raises(ckpt_io.CheckpointError, match="cannot be read"):
+    edit_manifest(ckpt, weights_sha256=ckpt_io._sha256(ckpt / ckpt_io.WEIGHTS))
+    with pytest.raises(ckpt_io.CheckpointError, match="cannot be read") as err:
         ckpt_io.load(ckpt)
+    text = str(err.value)
+    assert "\n" not in text and "weights_only" not in text
+
+
+def test_edited_manifest_rejected(trained, tmp_path):
+    """The manifest's own hash: an edited step no longer passes."""
+    ckpt = corrupt_copy(trained, tmp_path)
+    edit_manifest(ckpt, rehash=False, step=999_999)
+    with pytest.raises(ckpt_io.CheckpointError, match="was edited or is corrupt"):
+        ckpt_io.load(ckpt)
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"game_options": ["variant", "german"]}, "'game_options' must be a dict"),
+        ({"config": None}, "has no 'config'"),
+        ({"step": "12"}, "'step' must be a int"),
+        ({"env": "nowhere_v0"}, "not a registered env"),
+        ({"net_arch": [32, 16]}, r"has shape \(32, 32\), the manifest's network"),
+    ],
+)
+def test_malformed_manifest_is_one_line_error(trained, tmp_path, changes, message):
+    ckpt = corrupt_copy(trained, tmp_path)
+    edit_manifest(ckpt, **changes)
+    with pytest.raises(ckpt_io.CheckpointError, match=message) as err:
+        ckpt_io.load(ckpt)
+    assert "\n" not in str(err.value)
+
+
+def test_weights_without_policy_or_wrong_shapes(trained, tmp_path):
+    ckpt = corrupt_copy(trained, tmp_path)
+    tensors = torch.load(ckpt / ckpt_io.WEIGHTS, weights_only=True)
+    torch.save({"optimizer": tensors["optimizer"]}, ckpt / ckpt_io.WEIGHTS)
+    edit_manifest(ckpt, weights_sha256=ckpt_io._sha256(ckpt / ckpt_io.WEIGHTS))
+    with pytest.raises(ckpt_io.CheckpointError, match="holds no 'policy' tensors"):
+        ckpt_io.load(ckpt)
+    tensors["policy"]["action_net.weight"] = torch.zeros(3, 32)
+    torch.save(tensors, ckpt / ckpt_io.WEIGHTS)
+    edit_manifest(ckpt, weights_sha256=ckpt_io._sha256(ckpt / ckpt_io.WEIGHTS))
+    with pytest.raises(ckpt_io.CheckpointError, match=r"action_net.weight has shape"):
+        ckpt_io.load(ckpt)
+
+
+@pytest.mark.parametrize(
+    ("latest", "message"),
+    [
+        ("[]", "is corrupt: expected"),
+        ("7", "is corrupt: expected"),
+        ('{"checkpoint": 3}', "is corrupt: expected"),
+        ("{oops", "is corrupt"),
+        ('{"checkpoint": "../elsewhere"}', "points outside its run directory"),
+        ('{"checkpoint": "/etc"}', "points outside its run directory"),
+    ],
+)
+def test_bad_latest_json(trained, tmp_path, latest, message, capsys):
+    run = tmp_path / "run"
+    shutil.copytree(trained.run_dir, run)
+    (run / ckpt_io.LATEST).write_text(latest)
+    with pytest.raises(ckpt_io.CheckpointError, match=message):
+        ckpt_io.load(run)
+    assert cli(["eval", str(run), "--games", "2", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert message.split()[0] in err and len(err.strip().splitlines()) == 1
 
 
 @pytest.mark.parametrize("seat", [0, 1])

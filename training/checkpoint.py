@@ -3,12 +3,15 @@
 A checkpoint is a directory holding ``weights.pt`` (tensors only: the policy, the
 optimiser, the frozen snapshots of the opponent pool) and ``manifest.json`` (env name
 and options, observation and action sizes, network shape, config, step count, package
-versions, and the SHA-256 of the weights). It is written into a temporary directory and
-renamed into place, so an interrupted write never leaves a half checkpoint under the
-final name. Loading never unpickles arbitrary objects
-(``torch.load(weights_only=True)``) and checks the hash first, so a truncated or corrupt
-file, a missing file, or a checkpoint made for another env or other options fails with a
-message that names the problem.
+versions, the SHA-256 of the weights, and the SHA-256 of the manifest itself). It is
+written into a temporary directory and renamed into place, so an interrupted write never
+leaves a half checkpoint under the final name (`clean_temporary` removes what a killed
+write leaves). Loading never unpickles arbitrary objects
+(``torch.load(weights_only=True)``) and checks both hashes and the manifest's fields
+first, so a truncated, corrupt or edited file, a missing file, weights of the wrong
+shapes, or a checkpoint made for another env or other options fails with a one-line
+message that names the problem. A run directory's ``latest.json`` names its latest
+checkpoint, which must lie inside the run directory.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from typing import Any
 import numpy as np
 
 FORMAT = "parlour-checkpoint"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: the manifest's own hash
 WEIGHTS = "weights.pt"
 MANIFEST = "manifest.json"
 LATEST = "latest.json"
@@ -62,6 +65,58 @@ def _sha256(path: Path) -> str:
         for block in iter(lambda: f.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()
+
+
+def manifest_digest(manifest: Mapping[str, Any]) -> str:
+    """The SHA-256 of a manifest's canonical JSON, without its own hash field."""
+    body = {k: v for k, v in manifest.items() if k != "manifest_sha256"}
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def check_output_path(
+    path: str | Path, directory: bool = False, what: str = ""
+) -> None:
+    """Raise ValueError unless ``path`` can be written: a file (or, with
+    ``directory``, a directory) that exists and is writable, or that can be created
+    in the nearest existing parent. Commands call it before any game is played."""
+    p = Path(path)
+    label = f"{what} {path}" if what else str(path)
+    if p.exists():
+        if directory and not p.is_dir():
+            raise ValueError(f"{label} is a file, not a directory")
+        if not directory and p.is_dir():
+            raise ValueError(f"{label} is a directory, not a file")
+        if not os.access(p if directory else p.parent, os.W_OK):
+            raise ValueError(f"{label} is not writable")
+        return
+    parent = p.parent
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir():
+        raise ValueError(f"cannot create {label}: {parent} is a file, not a directory")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise ValueError(f"cannot create {label}: {parent} is not writable")
+
+
+def clean_temporary(run_dir: str | Path) -> list[Path]:
+    """Remove what killed atomic writes left in a run directory (the temporary
+    checkpoint directories and JSON files); returns what was removed."""
+    run_dir = Path(run_dir)
+    removed = []
+    for folder in (run_dir, run_dir / "checkpoints"):
+        if not folder.is_dir():
+            continue
+        for path in folder.glob(".*"):
+            name = path.name
+            if path.is_dir() and name.startswith(".step_"):
+                shutil.rmtree(path, ignore_errors=True)
+            elif path.is_file() and ".json." in name:
+                path.unlink(missing_ok=True)
+            else:
+                continue
+            removed.append(path)
+    return removed
 
 
 def write_json_atomic(path: Path, data: Any) -> None:
@@ -100,6 +155,7 @@ def save(
             "weights_sha256": _sha256(weights),
             "versions": package_versions(),
         }
+        data["manifest_sha256"] = manifest_digest(data)
         write_json_atomic(tmp / MANIFEST, data)
         if final.exists():
             shutil.rmtree(final)
@@ -139,10 +195,23 @@ def resolve(path: str | Path) -> Path:
         p = p.parent
     if (p / LATEST).is_file():  # a run directory
         try:
-            latest = json.loads((p / LATEST).read_text())["checkpoint"]
-        except (ValueError, KeyError) as err:
+            latest = json.loads((p / LATEST).read_text())
+        except (ValueError, OSError) as err:
             raise CheckpointError(f"{p / LATEST} is corrupt: {err}") from None
-        p = p / latest
+        if not isinstance(latest, dict) or not isinstance(
+            latest.get("checkpoint"), str
+        ):
+            raise CheckpointError(
+                f'{p / LATEST} is corrupt: expected {{"checkpoint": "PATH"}}, '
+                f"got {json.dumps(latest)[:60]}"
+            )
+        target = (p / latest["checkpoint"]).resolve()
+        if not target.is_relative_to(p.resolve()) or target == p.resolve():
+            raise CheckpointError(
+                f"{p / LATEST} points outside its run directory: "
+                f"{latest['checkpoint']!r}"
+            )
+        p = target
     if not p.exists():
         raise CheckpointError(f"no checkpoint at {path}: the path does not exist")
     if not p.is_dir():
@@ -181,17 +250,88 @@ def load(path: str | Path) -> Checkpoint:
             f"{manifest.get('format_version')} is not "
             f"supported (this Parlour reads version {FORMAT_VERSION})"
         )
+    if manifest.get("manifest_sha256") != manifest_digest(manifest):
+        raise CheckpointError(
+            f"{manifest_path} was edited or is corrupt: "
+            "its SHA-256 does not match the one it holds"
+        )
     digest = _sha256(weights_path)
     if digest != manifest.get("weights_sha256"):
         raise CheckpointError(
             f"{weights_path} is corrupt or truncated: "
             "its SHA-256 does not match the manifest"
         )
+    _check_manifest(manifest, manifest_path)
     try:
         tensors = torch.load(weights_path, map_location="cpu", weights_only=True)
-    except Exception as err:  # torch raises several types for bad archives
-        raise CheckpointError(f"{weights_path} cannot be read: {err}") from None
+    except Exception:  # noqa: BLE001 (torch raises many types; its text is long)
+        # torch's own message explains weights_only=False over many lines: never
+        # show it, since loading arbitrary objects is exactly what is refused here
+        raise CheckpointError(
+            f"{weights_path} cannot be read: not a file of plain tensors "
+            "(corrupt, or it holds other objects, which are never loaded)"
+        ) from None
+    _check_tensors(manifest, tensors, weights_path)
     return Checkpoint(directory, manifest, tensors)
+
+
+def _check_manifest(manifest: dict[str, Any], path: Path) -> None:
+    """One-line errors for a manifest whose fields have the wrong types."""
+    from .. import envs
+
+    expected = {
+        "env": str,
+        "env_options": dict,
+        "game_options": dict,
+        "observation_size": int,
+        "num_actions": int,
+        "net_arch": list,
+        "activation": str,
+        "step": int,
+        "config": dict,
+    }
+    for key, kind in expected.items():
+        value = manifest.get(key)
+        if value is None:
+            raise CheckpointError(f"{path} has no {key!r}: the manifest is incomplete")
+        if not isinstance(value, kind) or isinstance(value, bool):
+            raise CheckpointError(
+                f"{path}: {key!r} must be a {kind.__name__}, got {value!r:.60}"
+            )
+    if manifest["env"] not in envs.names():
+        raise CheckpointError(
+            f"{path} was made for {manifest['env']!r}, which is not a registered env"
+        )
+    if manifest["step"] < 0 or any(
+        not isinstance(h, int) or h < 1 for h in manifest["net_arch"]
+    ):
+        raise CheckpointError(f"{path}: a negative step or a bad net_arch")
+
+
+def _check_tensors(manifest: dict[str, Any], tensors: Any, path: Path) -> None:
+    """One-line errors for weights that lack the policy or do not have the shapes
+    the manifest describes."""
+    import torch
+
+    policy = tensors.get("policy") if isinstance(tensors, dict) else None
+    if not isinstance(policy, dict) or not policy:
+        raise CheckpointError(f"{path} holds no 'policy' tensors")
+    sizes = [manifest["observation_size"], *manifest["net_arch"]]
+    want = {}
+    for i in range(len(manifest["net_arch"])):
+        want[f"mlp_extractor.policy_net.{2 * i}.weight"] = (sizes[i + 1], sizes[i])
+        want[f"mlp_extractor.policy_net.{2 * i}.bias"] = (sizes[i + 1],)
+    want["action_net.weight"] = (manifest["num_actions"], sizes[-1])
+    want["action_net.bias"] = (manifest["num_actions"],)
+    for key, shape in want.items():
+        tensor = policy.get(key)
+        if not isinstance(tensor, torch.Tensor):
+            raise CheckpointError(f"{path}: the policy has no tensor {key!r}")
+        if tuple(tensor.shape) != shape:
+            raise CheckpointError(
+                f"{path}: {key} has shape {tuple(tensor.shape)}, the manifest's "
+                f"network needs {shape}"
+            )
 
 
 def check_compatible(

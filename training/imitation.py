@@ -22,16 +22,26 @@ would not have reached, so one early mistake does not lead it into unknown terri
 (the idea of DAgger, at no extra cost).
 
 Collection runs in worker processes (``workers``); the teacher's time dominates for
-search bots. Everything is seeded: the same arguments give the same data.
+search bots. Everything is seeded: the same arguments give the same data. With
+``store`` every chunk of games is written to that directory as it is finished (one
+compressed ``.npz`` per chunk, written atomically; the observations' 0/1 columns and the
+masks and targets as packed bits, so 40,000 German Whist games take tens of MB instead
+of GBs), and a later call with the same arguments reads the stored chunks instead of
+playing them again: an interrupted collection loses at most the chunks in progress.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import multiprocessing
 import os
+import signal
+import tempfile
+import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -137,6 +147,70 @@ def _collect_chunk(
     return data
 
 
+CHUNK_FORMAT = 1
+
+
+def save_chunk(path: Path, data: Demonstrations, meta: dict[str, Any]) -> None:
+    """Write one chunk of demonstrations to ``path`` (``.npz``) atomically: the
+    observation columns that hold only 0 and 1 as packed bits, the other columns as
+    float32 (lossless), masks and targets as packed bits; ``meta`` (JSON) says how it
+    was collected."""
+    obs = data.observations
+    binary = np.all((obs == 0) | (obs == 1), axis=0)
+    arrays = {
+        "meta": np.array(json.dumps({**meta, "format": CHUNK_FORMAT}, sort_keys=True)),
+        "shape": np.array([len(data), obs.shape[1], data.masks.shape[1], data.games]),
+        "binary": np.packbits(binary),
+        "obs_bits": np.packbits(obs[:, binary].astype(bool), axis=1),
+        "obs_rest": obs[:, ~binary].astype(np.float32),
+        "masks": np.packbits(data.masks, axis=1),
+        "targets": np.packbits(data.targets, axis=1),
+        "exact": np.packbits(data.exact),
+        "actions": data.actions.astype(np.int32),
+        "returns": data.returns.astype(np.float32),
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            np.savez_compressed(f, **arrays)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def load_chunk(path: Path) -> tuple[Demonstrations, dict[str, Any]]:
+    """Read a chunk written by `save_chunk`: its demonstrations and its ``meta``.
+    ValueError for a file that is not one (never unpickles)."""
+    try:
+        with np.load(path, allow_pickle=False) as f:
+            meta = json.loads(str(f["meta"]))
+            n, n_obs, n_actions, games = (int(x) for x in f["shape"])
+            binary = np.unpackbits(f["binary"], count=n_obs).astype(bool)
+            obs = np.empty((n, n_obs), dtype=np.float32)
+            obs[:, binary] = np.unpackbits(
+                f["obs_bits"], axis=1, count=int(binary.sum())
+            )
+            obs[:, ~binary] = f["obs_rest"]
+            masks = np.unpackbits(f["masks"], axis=1, count=n_actions).astype(bool)
+            targets = np.unpackbits(f["targets"], axis=1, count=n_actions)
+            exact = np.unpackbits(f["exact"], count=n).astype(bool)
+            actions = f["actions"].astype(np.int64)
+            returns = f["returns"].astype(np.float32)
+    except (OSError, KeyError, ValueError, zipfile.BadZipFile) as err:
+        raise ValueError(
+            f"{path} is not a readable chunk of teacher games: {err}"
+        ) from None
+    data = Demonstrations(
+        obs, masks, actions, returns, games, targets.astype(bool), exact
+    )
+    return data, meta
+
+
 def collect(
     env_name: str,
     env_options: dict[str, Any],
@@ -147,12 +221,15 @@ def collect(
     workers: int = 1,
     progress: Callable[[int], None] | None = None,
     exact: bool = False,
+    store: str | Path | None = None,
 ) -> Demonstrations:
     """``games`` games of the teacher against itself; every decision recorded. With
     ``exact`` the positions the env's exact solver values get every optimal move as
     their target (ValueError if the env has no `parlour.agents.EXACT_MOVES` entry).
 
-    ``progress(n)`` is called with the number of games finished since the last call.
+    ``progress(n)`` is called with the number of games finished since the last call
+    (stored chunks count as finished). ``store``: a directory that keeps every
+    finished chunk, and from which a repeated call reads them back.
     """
     if games < 1:
         raise ValueError(f"games must be positive, got {games}")
@@ -173,23 +250,95 @@ def collect(
             (env_name, dict(env_options), teacher, n, seed * 1000 + i, noise, exact)
         )
         done += n
-    parts = []
-    if workers == 1:
-        for job in jobs:
-            parts.append(_collect_chunk(job))
-            if progress is not None:
-                progress(job[3])
+    parts: dict[int, Demonstrations] = {}
+    keep = Path(store) if store is not None else None
+    if keep is not None:
+        for i, job in enumerate(jobs):
+            stored = _stored_chunk(keep, i, job)
+            if stored is not None:
+                parts[i] = stored
+                if progress is not None:
+                    progress(job[3])
+    todo = [(i, job) for i, job in enumerate(jobs) if i not in parts]
+
+    def finished(i: int, result: Demonstrations) -> None:
+        parts[i] = result
+        if keep is not None:
+            save_chunk(_chunk_path(keep, i), result, _chunk_meta(jobs[i]))
+        if progress is not None:
+            progress(jobs[i][3])
+
+    if workers == 1 or len(todo) <= 1:
+        for i, job in todo:
+            finished(i, _collect_chunk(job))
     else:
         # fork keeps the parent's imports; every chunk is seeded, so the order in
         # which workers finish changes nothing.
         ctx = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
-        with ctx.Pool(workers, initializer=torch.set_num_threads, initargs=(1,)) as p:
-            results = p.imap(_collect_chunk, jobs)
-            for job, result in zip(jobs, results, strict=True):
-                parts.append(result)
-                if progress is not None:
-                    progress(job[3])
-    return Demonstrations.concatenate(parts)
+        with ctx.Pool(workers, initializer=_worker_init) as p:
+            results = p.imap(_collect_chunk, [job for _, job in todo])
+            for (i, _), result in zip(todo, results, strict=True):
+                finished(i, result)
+    return Demonstrations.concatenate([parts[i] for i in range(len(jobs))])
+
+
+def _worker_init() -> None:
+    """A collecting worker: one torch thread, and Ctrl-C left to the parent, which
+    keeps the finished chunks and stops the pool."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    torch.set_num_threads(1)
+
+
+def _chunk_path(store: Path, index: int) -> Path:
+    return store / f"games_{index:05d}.npz"
+
+
+def _chunk_meta(job: tuple) -> dict[str, Any]:
+    env_name, env_options, teacher, games, seed, noise, exact = job
+    return {
+        "env": env_name,
+        "env_options": env_options,
+        "teacher": teacher,
+        "games": games,
+        "seed": seed,
+        "noise": noise,
+        "exact": exact,
+    }
+
+
+def _stored_chunk(store: Path, index: int, job: tuple) -> Demonstrations | None:
+    """The stored chunk ``index`` when it was collected with exactly ``job``'s
+    settings, else None (it is then played again and overwritten)."""
+    path = _chunk_path(store, index)
+    if not path.is_file():
+        return None
+    try:
+        data, meta = load_chunk(path)
+    except ValueError:
+        return None
+    want = json.loads(json.dumps({**_chunk_meta(job), "format": CHUNK_FORMAT}))
+    return data if meta == want else None
+
+
+def stored_games(store: str | Path) -> int:
+    """Teacher games kept in ``store`` (0 when there is none)."""
+    total = 0
+    for path in sorted(Path(store).glob("games_*.npz")):
+        try:
+            with np.load(path, allow_pickle=False) as f:
+                total += int(f["shape"][3])
+        except (OSError, KeyError, ValueError, IndexError, zipfile.BadZipFile):
+            continue
+    return total
+
+
+def clean_temporary(store: str | Path) -> list[Path]:
+    """Remove the temporary files a killed `save_chunk` left in ``store``."""
+    removed = []
+    for path in Path(store).glob(".games_*.npz.*"):
+        path.unlink(missing_ok=True)
+        removed.append(path)
+    return removed
 
 
 @dataclass
@@ -325,4 +474,14 @@ def policy_pass(
     return total / max(1, n)
 
 
-__all__ = ["Demonstrations", "FitReport", "collect", "fit", "policy_pass"]
+__all__ = [
+    "Demonstrations",
+    "FitReport",
+    "clean_temporary",
+    "collect",
+    "fit",
+    "load_chunk",
+    "policy_pass",
+    "save_chunk",
+    "stored_games",
+]

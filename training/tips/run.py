@@ -94,9 +94,20 @@ class TipsRun:
         for r in self.results:
             t = r.tests[r.primary]
             lines.append(
-                f"  {r.name:<16} {r.verdict:<21} Δ{r.primary} {t.estimate:+.3f} "
+                f"  {r.name:<16} {r.verdict + ('†' if r.shaky else ''):<21} "
+                f"Δ{r.primary} {t.estimate:+.3f} "
                 f"[{t.low:+.3f}, {t.high:+.3f}]  p={t.p:.3g}  n={t.n}  "
                 f"MDE={t.mde:.3f}  predicted {r.hypothesis.prediction}"
+            )
+        shaky = [r for r in self.results if r.shaky]
+        if shaky:
+            # the same caution as the Markdown report's † (see report._method_notes)
+            worst = max(r.false_positive_rate or 0.0 for r in shaky)
+            lines.append(
+                "  † not yet reliable: too few deals differ between the arms, so the "
+                f"z-test would report an effect that is not there up to {worst:.0%} "
+                f"of the time (nominal 5%); run more deals (--games) or read the "
+                "exact sign test in the report"
             )
         for c in self.claims:
             lines.append(f"  claim {c.name:<20} {c.verdict}")
