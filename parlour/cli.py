@@ -91,7 +91,7 @@ def agent_kinds(name: str) -> list[str]:
     kinds += EXTRA_KINDS.get(name, [])
     if name in agents.EXACT_MOVES:
         kinds.append("endgame:SPEC")
-    return [*kinds, "ckpt:PATH"]
+    return [*kinds, "ckpt:PATH", "text:scripted"]
 
 
 # --- arena ----------------------------------------------------------------------------

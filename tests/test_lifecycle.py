@@ -453,7 +453,8 @@ def test_list_shows_whole_descriptions_and_every_agent_kind(capsys):
         kinds = agent_kinds(name)
         assert f"    agents: {', '.join(kinds)}" in out
         # every kind listed is one the env builds
-        for kind in EXTRA_KINDS[name]:
+        for kind in [*EXTRA_KINDS[name], "text:scripted"]:
+            assert kind in kinds
             agents.make(kind.replace(":N", ":2"), name, seed=0)
     assert "solver" in agent_kinds("forty_fives_v0")
     assert "endgame:SPEC" in agent_kinds("german_whist_v0")
