@@ -23,10 +23,10 @@ demo: $(STAMP)
 	$(BIN)/parlour demo
 
 test: $(DEV_STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto --dist loadgroup
 
 test-slow: $(DEV_STAMP)
-	$(BIN)/python -m pytest -q -m slow
+	$(BIN)/python -m pytest -q -n auto --dist loadgroup -m slow
 
 lint: $(DEV_STAMP)
 	$(BIN)/ruff check .

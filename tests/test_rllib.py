@@ -17,6 +17,9 @@ from ray.rllib.utils.pre_checks.env import check_multiagent_environments
 from parlour import envs
 from parlour.integrations import rllib as prl
 
+# one Ray cluster per test run: with pytest-xdist these tests share one worker
+pytestmark = pytest.mark.xdist_group("ray")
+
 
 def _game_state(raw_env: Any) -> Any:
     """The engine state under a raw Parlour env (one place to follow its name)."""
