@@ -10,6 +10,7 @@ import argparse
 import shlex
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import yaml
@@ -101,19 +102,30 @@ def cmd_arena(args: argparse.Namespace) -> int:
 
     if args.json:
         check_output_path(args.json, what="--json")
-    result = run_arena(
-        args.env,
-        args.agents,
-        games=args.games,
-        duplicate=args.duplicate,
-        seed=args.seed,
-        env_options=parse_options(args.option),
-        progress=not args.quiet,
-    )
+    if args.record:
+        check_output_path(args.record, what="--record")
+        Path(args.record).parent.mkdir(parents=True, exist_ok=True)
+    common = {
+        "games": args.games,
+        "duplicate": args.duplicate,
+        "seed": args.seed,
+        "env_options": parse_options(args.option),
+        "progress": not args.quiet,
+    }
+    if args.record:
+        # every game's moves (and a text agent's prompts and answers) as JSONL, appended
+        # as each game ends; parlour.text.replay plays a record again
+        from .text import run_text_arena
+
+        result = run_text_arena(args.env, args.agents, args.record, **common)
+    else:
+        result = run_arena(args.env, args.agents, **common)
     print(result.table())
     if args.json:
         save_json(result, args.json)
         print(f"wrote {args.json}")
+    if args.record:
+        print(f"recorded the games in {args.record}")
     return 0
 
 
@@ -608,6 +620,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--seed", type=int, default=0, help="base seed for deals and agents (0)"
     )
     p.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    p.add_argument(
+        "--record",
+        metavar="FILE",
+        help="append every game (moves, text agents' prompts and answers) to this "
+        "JSONL file, for parlour.text.replay",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_arena)
 

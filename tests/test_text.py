@@ -645,3 +645,28 @@ def test_transcript_jsonl(tmp_path) -> None:
         first
     )
     assert {json.loads(line)["game"] for line in lines} == {1, 2}
+
+
+def test_arena_command_records_games_that_replay(tmp_path, capsys) -> None:
+    """``parlour arena … --record FILE`` appends every game to JSONL (the text seats'
+    prompts and answers included), and each record replays to its scores; a path that
+    cannot be written is refused before any game."""
+    from parlour.cli import main
+
+    path = tmp_path / "out" / "games.jsonl"
+    argv = ["arena", "german_whist_v0", "--agents", "text:scripted", "random"]
+    assert (
+        main([*argv, "--games", "4", "--duplicate", "--quiet", "--record", str(path)])
+        == 0
+    )
+    records = load_records(path)
+    assert len(records) == 4
+    assert any("answers" in m for m in records[0]["moves"])
+    for record in records:
+        assert replay(record) == record["scores"]
+    capsys.readouterr()
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    assert main([*argv, "--games", "2", "--record", str(blocker / "x.jsonl")]) == 2
+    err = capsys.readouterr().err
+    assert "--record" in err and err.count("\n") == 1
