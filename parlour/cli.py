@@ -194,6 +194,9 @@ def _ask_move(game, legal: list[int]) -> int | None:
 
 # --- train / eval ---------------------------------------------------------------------
 def cmd_train(args: argparse.Namespace) -> int:
+    from .training import backends
+
+    backends.check(args.backend)  # before any config is read or file written
     from .training.train import (
         default_run_dir,
         load_config,
@@ -222,7 +225,13 @@ def cmd_train(args: argparse.Namespace) -> int:
         config = load_config(
             args.config, env=args.env, overrides=args.set or [], preset=args.preset
         )
-    result = train(config, run_dir=run_dir, resume=args.resume, progress=not args.quiet)
+    result = train(
+        config,
+        run_dir=run_dir,
+        resume=args.resume,
+        progress=not args.quiet,
+        backend=args.backend,
+    )
     _report_run(result, summary_table, args.env)
     return 130 if result.interrupted else 0
 
@@ -624,7 +633,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "train",
-        help="self-play training with MaskablePPO",
+        help="self-play training (MaskablePPO by default)",
         description="Train a self-play agent. Hyperparameters come from "
         "configs/ENV.yaml (or --config) and --set overrides; the run directory gets "
         "the resolved config, checkpoints, evaluations.csv, TensorBoard logs and "
@@ -655,6 +664,13 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="continue the run in --run-dir from its last completed phase, with the "
         "config it was started with (--set changes a key on purpose)",
+    )
+    p.add_argument(
+        "--backend",
+        default="sb3",
+        metavar="NAME",
+        help="the learning library (sb3: sb3-contrib's MaskablePPO; "
+        "parlour.training.backends lists them)",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_train)
