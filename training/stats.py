@@ -337,6 +337,7 @@ def sign_test(values: np.ndarray) -> tuple[int, int, float]:
     return pos, neg, min(1.0, float(Fraction(2 * tail, 2**n)))
 
 
+
 def null_calibration(
     values: np.ndarray,
     schedule: Sequence[int],

@@ -87,7 +87,6 @@ def agreement(
     for tip in CONTEST_TIPS:
         result.contests[tip] = {}
     seeds = np.random.SeedSequence(seed).generate_state(deals, dtype=np.uint32).tolist()
-
     def count(p: int, action: int) -> None:
         if p != seat:
             return

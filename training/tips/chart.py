@@ -15,7 +15,6 @@ from ...agents.fuenfzehn_tot_rationale import RULE_SETS
 if TYPE_CHECKING:
     from .run import TipsRun
 
-
 def plot_chart(run: TipsRun, path: Path) -> None:
     """Effect ± 95% interval per tip (pooled and per opponent); for Fünfzehn – tot also
     the round's seat chances under each rule set."""

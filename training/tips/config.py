@@ -22,7 +22,6 @@ PREDICTIONS = ("positive", "negative", "none")
 VERDICTS = ("supported", "refuted", "no detectable effect")
 CALIBRATION_WARN = 0.075  # a null false-positive rate above this gets a warning
 
-
 @dataclass(frozen=True)
 class Hypothesis:
     """One tip (or claim) as written down before the run, from ``configs/tips``."""
@@ -128,6 +127,7 @@ def load_config(game: str) -> TipsConfig:
         claims=claims,
         extra=design,
     )
+
 
 
 def verdict(test: SequentialTest) -> str:

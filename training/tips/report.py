@@ -25,7 +25,6 @@ if TYPE_CHECKING:
     from .experiments import TipResult
     from .run import TipsRun
 
-
 def _pct(x: float, signed: bool = True) -> str:
     return f"{100 * x:+.1f}" if signed else f"{100 * x:.1f}"
 

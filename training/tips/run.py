@@ -216,6 +216,7 @@ def run_tips(
     return run
 
 
+
 def write_outputs(run: TipsRun, out: Path) -> dict[str, Path]:
     """Write ``<game>.md``, ``<game>.png`` and ``<game>.json`` into ``out``."""
     out.mkdir(parents=True, exist_ok=True)

@@ -23,8 +23,6 @@ from ..arena import play_game, seatings, teams_of, win_share
 AGENT_SALT = (
     1_000_003  # arm-specific agent seeds (A/A calibration): deal seed + salt * k
 )
-
-
 @dataclass(frozen=True)
 class Block:
     """Games for one arm: ``candidate`` against each opponent, deal and seating.
