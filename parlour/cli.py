@@ -58,15 +58,14 @@ def cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
-# Agent kinds beyond random, heuristic and ckpt:PATH, per env (agents.EXTRA_AGENTS
-# builds them; tests/test_lifecycle.py builds every one listed here).
-EXTRA_KINDS = {
-    "german_whist_v0": ["solver", "pimc:N"],
-    "forty_fives_v0": ["solver", "pimc:N"],
-    "fuenfzehnern_v0": ["solver", "pimc:N"],
-    "herzeln_v0": ["solver", "pimc:N"],
-    "fuenfzehn_tot_v0": ["optimal", "threshold:N"],
-}
+def __getattr__(attr: str) -> Any:
+    # EXTRA_KINDS (env name -> the agent kinds beyond random, heuristic and ckpt:PATH)
+    # is a view of the game records' extra_kinds (parlour.envs.GameRecord).
+    if attr == "EXTRA_KINDS":
+        from . import envs
+
+        return {r.name: list(r.extra_kinds) for r in envs.records()}
+    raise AttributeError(f"module {__name__!r} has no attribute {attr!r}")
 
 
 def env_description(name: str) -> str:
@@ -83,13 +82,14 @@ def env_description(name: str) -> str:
 
 def agent_kinds(name: str) -> list[str]:
     """Every agent spec form the env accepts."""
-    from . import agents
+    from . import envs
 
+    record = envs.record(name)
     kinds = ["random"]
-    if name in agents.HEURISTICS:
+    if record.heuristic:
         kinds += ["heuristic", "heuristic:-tip,+tip"]
-    kinds += EXTRA_KINDS.get(name, [])
-    if name in agents.EXACT_MOVES:
+    kinds += record.extra_kinds
+    if record.exact_moves:
         kinds.append("endgame:SPEC")
     return [*kinds, "ckpt:PATH", "text:scripted"]
 
