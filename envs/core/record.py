@@ -41,6 +41,13 @@ class GameRecord:
     """``"module:function"``: ``function(game, state)`` gives every optimal action
     where an exact solver values the position, else None (``endgame:SPEC``, the
     warm start's solver labels)"""
+    players: tuple[int, ...] = ()
+    """the fewest and most players the engine accepts, where `variants` do not show
+    them (the OpenSpiel game type's player range)"""
+    perfect_information: bool = False
+    """every player sees everything (only future chance is unknown)"""
+    pays_as_it_goes: bool = False
+    """returns are paid as they are scored (per trick, per deal), not only at the end"""
     tips_studies: tuple[str, ...] = field(default=())
     """what the strategy-tips report adds to the tips' experiments: ``agreement``
     (agent agreement on the tips' situations), ``claims`` and ``seat_order`` (the

@@ -799,6 +799,13 @@ class FortyFives(Game[State]):
         lose = -1.0 / (self.num_teams - 1)
         return [1.0 if self.team_of[s] == w else lose for s in range(n)]
 
+    def utility_bounds(self) -> tuple[float, float]:
+        if self.episode == "match":
+            return -1.0, 1.0
+        # A side's deal gain lies in -30 (a failed 30 bid) .. 60 (a made 30 counting
+        # 60); a return is that gain less the sides' mean.
+        return -90.0, 90.0
+
     def info(self, state: State) -> dict[str, Any]:
         """Public facts: phase, deal, dealer, trumps, contract, robber, scores."""
         return {

@@ -2,7 +2,7 @@
 
 from ..core.record import GameRecord
 from .env import env, raw_env
-from .rules import FuenfzehnTot
+from .rules import MAX_PLAYERS, MIN_PLAYERS, FuenfzehnTot
 
 # The game's registration (envs/core/record.py; docs/adding_a_game.md).
 GAME = GameRecord(
@@ -25,6 +25,8 @@ GAME = GameRecord(
     heuristic="parlour.agents.fuenfzehn_tot:OptimalAgent",
     extra_agents="parlour.agents.fuenfzehn_tot:make_agent",
     extra_kinds=("optimal", "threshold:N"),
+    players=(MIN_PLAYERS, MAX_PLAYERS),
+    perfect_information=True,
     tips_studies=("claims", "seat_order"),
     tips_deal_note='Here a "deal" is one env seed: the dice of a whole game.',
 )

@@ -24,6 +24,7 @@ GAME = GameRecord(
     heuristic="parlour.agents.fuenfzehnern:FuenfzehnernHeuristic",
     extra_agents="parlour.agents.solver.fuenfzehnern:make_agent",
     extra_kinds=("solver", "pimc:N"),
+    pays_as_it_goes=True,
 )
 
 __all__ = ["GAME", "Fuenfzehnern", "env", "raw_env"]

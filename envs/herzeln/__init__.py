@@ -19,6 +19,7 @@ GAME = GameRecord(
     heuristic="parlour.agents.herzeln:HerzelnHeuristic",
     extra_agents="parlour.agents.solver.herzeln:make_agent",
     extra_kinds=("solver", "pimc:N"),
+    pays_as_it_goes=True,
 )
 
 __all__ = ["GAME", "CONTRACTS", "Herzeln", "env", "raw_env"]
