@@ -19,8 +19,8 @@ import torch
 from parlour.cli import main as cli
 from parlour.cli import parlour_command
 from parlour.training import checkpoint as ckpt_io
-from parlour.training import imitation
 from parlour.training import evaluation as eval_mod
+from parlour.training import imitation
 from parlour.training import train as train_mod
 from parlour.training.train import config_from_dict, run_state, train
 
