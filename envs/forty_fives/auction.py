@@ -1,9 +1,5 @@
-"""Forty-Fives: bidding and the kitty in the auction variants (Auction Forty-Fives,
-One Hundred and Ten): bids, the dealer's hold, naming trumps, the bidder's discards.
-
-A part of the `FortyFives` engine (`envs/forty_fives/rules.py`), which the class
-mixes in; seed quotes as there.
-"""
+"""Bidding and the kitty of Auction Forty-Fives and One Hundred and Ten: bids, the
+dealer's hold, naming trumps, the bidder's discards (mixed into `rules.FortyFives`)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,6 @@
-"""Forty-Fives: who deals and the deal (packets of 3 and 2, the auction kitty, the
-stock, the turned card that makes trumps), and forced deals.
-
-A part of the `FortyFives` engine (`envs/forty_fives/rules.py`), which the class
-mixes in; seed quotes as there.
-"""
+"""Who deals and the deal in Forty-Fives: packets of 3 and 2, the auction kitty, the
+stock, the turned card that makes trumps; forced deals (mixed into
+`rules.FortyFives`)."""
 
 from __future__ import annotations
 

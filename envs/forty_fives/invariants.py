@@ -1,9 +1,5 @@
-"""Forty-Fives: the invariants the soak runner checks after every step, and the
-bound on an episode's length.
-
-A part of the `FortyFives` engine (`envs/forty_fives/rules.py`), which the class
-mixes in; seed quotes as there.
-"""
+"""What must always hold in a Forty-Fives state (the soak runner checks it after every
+step), and the bound on an episode's length; mixed into `rules.FortyFives`."""
 
 from __future__ import annotations
 

@@ -1,9 +1,6 @@
-"""Forty-Fives: trick play: which cards may be played (following suit, trumping at
-any time, the protected top trumps), robbing the turned card, the trick's winner.
-
-A part of the `FortyFives` engine (`envs/forty_fives/rules.py`), which the class
-mixes in; seed quotes as there.
-"""
+"""Trick play in Forty-Fives, mixed into `rules.FortyFives`: which cards may be played
+(following suit, trumping at any time, the protected top trumps), robbing the turned
+card, the trick's winner."""
 
 from __future__ import annotations
 

@@ -1,9 +1,6 @@
-"""Forty-Fives: scoring: the deal's points (5 a trick, 5 for the highest trump, the
-bidder's contract), the match and its winner, and the returns.
-
-A part of the `FortyFives` engine (`envs/forty_fives/rules.py`), which the class
-mixes in; seed quotes as there.
-"""
+"""Scoring in Forty-Fives, mixed into `rules.FortyFives`: the deal's points (5 a
+trick, 5 for the highest trump, the bidder's contract), the match and its winner, the
+returns."""
 
 from __future__ import annotations
 
