@@ -67,7 +67,9 @@ class Backend(Protocol):
         ``progress(epoch, loss)`` after each epoch."""
         ...
 
-    def begin(self, total_timesteps: int, on_episode: Callable[[str, float], None]):
+    def begin(
+        self, total_timesteps: int, on_episode: Callable[[str, float], None]
+    ) -> None:
         """Get ready to train up to ``total_timesteps`` steps in all (counting those
         already trained); ``on_episode(opponent_kind, final_reward)`` is to be called
         at the end of every self-play episode."""
