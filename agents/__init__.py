@@ -13,52 +13,49 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from .. import envs
 from .base import Agent, EndgameAgent, RandomAgent, Turn
 
-# env name -> "module:Class" of its heuristic bot
-HEURISTICS = {
-    "german_whist_v0": "parlour.agents.german_whist:GermanWhistHeuristic",
-    "forty_fives_v0": "parlour.agents.forty_fives:FortyFivesHeuristic",
-    "fuenfzehnern_v0": "parlour.agents.fuenfzehnern:FuenfzehnernHeuristic",
-    "herzeln_v0": "parlour.agents.herzeln:HerzelnHeuristic",
-    "fuenfzehn_tot_v0": "parlour.agents.fuenfzehn_tot:OptimalAgent",
+# The per-game agent hooks live in each game's record (`parlour.envs.GameRecord`:
+# heuristic, extra_agents, exact_moves); HEURISTICS, EXTRA_AGENTS and EXACT_MOVES
+# (env name -> "module:attribute") are views of them, built on first use.
+_VIEWS = {
+    "HEURISTICS": "heuristic",
+    "EXTRA_AGENTS": "extra_agents",
+    "EXACT_MOVES": "exact_moves",
 }
 
-# env name -> "module:function" for its other agent kinds: function(kind, arg, seed)
-# returns an Agent or raises ValueError naming the kinds it knows (make() asks last).
-EXTRA_AGENTS = {
-    "fuenfzehn_tot_v0": "parlour.agents.fuenfzehn_tot:make_agent",
-    "german_whist_v0": "parlour.agents.solver.german_whist:make_agent",
-    "forty_fives_v0": "parlour.agents.solver.forty_fives:make_agent",
-    "fuenfzehnern_v0": "parlour.agents.solver.fuenfzehnern:make_agent",
-    "herzeln_v0": "parlour.agents.solver.herzeln:make_agent",
-}
 
-# env name -> "module:function" giving, for positions an exact solver can value, every
-# optimal action: function(game, state) -> list of action ids, or None where the solver
-# knows nothing exact. The imitation warm start labels those positions with the set.
-EXACT_MOVES = {
-    "german_whist_v0": "parlour.agents.solver.german_whist:optimal_moves",
-}
+def __getattr__(attr: str) -> Any:
+    if attr in _VIEWS:
+        field = _VIEWS[attr]
+        return {r.name: getattr(r, field) for r in envs.records() if getattr(r, field)}
+    raise AttributeError(f"module {__name__!r} has no attribute {attr!r}")
+
+
+def _load(hook: str) -> Any:
+    mod, attr = hook.split(":")
+    return getattr(importlib.import_module(mod), attr)
 
 
 def exact_moves(env_name: str) -> Any:
-    """The env's `EXACT_MOVES` function; ValueError if it has none."""
-    if env_name not in EXACT_MOVES:
+    """The env's exact-move function (its record's ``exact_moves``); ValueError if it
+    has none."""
+    hook = envs.record(env_name).exact_moves if env_name in envs.names() else ""
+    if not hook:
+        having = sorted(r.name for r in envs.records() if r.exact_moves)
         raise ValueError(
-            f"no exact solver labels for {env_name!r}; "
-            f"envs that have them: {sorted(EXACT_MOVES)}"
+            f"no exact solver labels for {env_name!r}; envs that have them: {having}"
         )
-    mod, fn = EXACT_MOVES[env_name].split(":")
-    return getattr(importlib.import_module(mod), fn)
+    return _load(hook)
 
 
 def heuristic_class(env_name: str) -> type[Agent]:
     """The heuristic bot class of an env."""
-    if env_name not in HEURISTICS:
+    hook = envs.record(env_name).heuristic if env_name in envs.names() else ""
+    if not hook:
         raise ValueError(f"no heuristic bot for {env_name!r} yet")
-    mod, cls = HEURISTICS[env_name].split(":")
-    return getattr(importlib.import_module(mod), cls)
+    return _load(hook)
 
 
 def parse_switches(text: str) -> dict[str, bool]:
@@ -126,9 +123,9 @@ def make(spec: str, env_name: str, seed: int | None = None, **context: Any) -> A
         from ..text import scripted_agent
 
         return scripted_agent(seed)
-    if env_name in EXTRA_AGENTS:
-        mod, fn = EXTRA_AGENTS[env_name].split(":")
-        return getattr(importlib.import_module(mod), fn)(kind, arg, seed)
+    extra = envs.record(env_name).extra_agents if env_name in envs.names() else ""
+    if extra:
+        return _load(extra)(kind, arg, seed)
     raise ValueError(
         f"unknown agent spec {spec!r}; use random, heuristic, heuristic:-tip,+tip "
         "or ckpt:PATH"
@@ -137,6 +134,7 @@ def make(spec: str, env_name: str, seed: int | None = None, **context: Any) -> A
 
 __all__ = [
     "EXACT_MOVES",
+    "EXTRA_AGENTS",
     "HEURISTICS",
     "Agent",
     "EndgameAgent",

@@ -1,87 +1,79 @@
 """The Parlour environments and their registry.
 
+Each game's package under ``envs/`` declares its `GameRecord` as ``GAME``
+(`envs/core/record.py`); `names`, `record` and `VARIANTS` are read from those records.
+
 >>> from parlour import envs
->>> envs.names()
-['german_whist_v0']
+>>> envs.names()[:2]
+['forty_fives_v0', 'fuenfzehn_tot_v0']
+>>> envs.record("german_whist_v0").title
+'German Whist'
 >>> env = envs.make("german_whist_v0", variant="honeymoon")
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
+import pkgutil
 from typing import Any
 
 from .core.engine import IllegalActionError
+from .core.record import GameRecord
 
-# name -> module; games register here as they land.
-_REGISTRY = {
-    "german_whist_v0": "parlour.envs.german_whist",
-    "forty_fives_v0": "parlour.envs.forty_fives",
-    "herzeln_v0": "parlour.envs.herzeln",
-    "fuenfzehnern_v0": "parlour.envs.fuenfzehnern",
-    "fuenfzehn_tot_v0": "parlour.envs.fuenfzehn_tot",
-}
+#: the env packages under envs/ that are not games
+_NOT_GAMES = ("core",)
 
-#: every variant of every env, as (name, options): the generic tests run over these.
-VARIANTS: dict[str, list[dict[str, Any]]] = {
-    "forty_fives_v0": [
-        {"players": 4},
-        {"players": 2, "variant": "twenty_five"},
-        {"players": 3, "episode": "deal", "void_must_trump": False},
-        {"players": 6, "episode": "deal", "packets": "2+3"},
-        {"players": 4, "variant": "auction", "episode": "deal"},
-        {"players": 6, "variant": "auction", "episode": "deal", "bidder_leads": False},
-        {"players": 2, "variant": "one_ten", "target": 30, "max_deals": 3},
-    ],
-    "fuenfzehn_tot_v0": [
-        {"players": 2},
-        {"players": 4, "matches": 5, "auto_forced_moves": True, "zero_sum": False},
-        {
-            "players": 5,
-            "matches": 3,
-            "auto_stand_at_15_half1": True,
-            "half2_bust": "ends_round",
-            "all_bust": "next_starter",
-        },
-        {"players": 6, "matches": 2},
-        {"players": 3, "matches": 4, "rule1": False, "rule2": False},
-    ],
-    "herzeln_v0": [
-        {"players": 4},
-        {"players": 3, "contract": "no_hearts"},
-        {"players": 3, "contract": "domino"},
-        {"players": 4, "contract": "domino", "domino_layout": "per_suit_rows"},
-        {"players": 4, "contract": "king_of_hearts", "early_end": True},
-    ],
-    "german_whist_v0": [
-        {"variant": "german"},
-        {"variant": "honeymoon", "episode": "deal"},
-        {"variant": "honeymoon", "episode": "match"},
-    ],
-    "fuenfzehnern_v0": [
-        {"players": 4},
-        {"players": 3, "removed_suit": "S", "lead_rules": "relaxed"},
-        {
-            "lead_rules": "relaxed",
-            "tying_scoring": True,
-            "episode": "match",
-            "num_hands": 2,
-        },
-        {"players": 3, "unbeatable_duty_on_first_suit": False, "episode": "match"},
-    ],
-}
+
+@functools.cache
+def _records() -> dict[str, GameRecord]:
+    found: dict[str, GameRecord] = {}
+    for info in pkgutil.iter_modules(__path__):
+        if not info.ispkg or info.name in _NOT_GAMES:
+            continue
+        package = importlib.import_module(f"{__name__}.{info.name}")
+        record = getattr(package, "GAME", None)
+        if not isinstance(record, GameRecord):
+            raise ImportError(
+                f"{package.__name__} declares no GAME record (a GameRecord, "
+                "docs/adding_a_game.md)"
+            )
+        if record.name in found:
+            raise ImportError(f"two packages register {record.name!r}")
+        found[record.name] = record
+    return dict(sorted(found.items()))
+
+
+def records() -> list[GameRecord]:
+    """Every game's record (`GameRecord`), by env name: one per package under
+    ``envs/`` (each declares ``GAME``)."""
+    return list(_records().values())
+
+
+def record(name: str) -> GameRecord:
+    """The record of a registered env; ValueError naming the known ones."""
+    found = _records().get(name)
+    if found is None:
+        raise ValueError(f"unknown env {name!r}; known: {', '.join(names())}")
+    return found
 
 
 def names() -> list[str]:
     """The registered env names."""
-    return sorted(_REGISTRY)
+    return list(_records())
+
+
+def __getattr__(attr: str) -> Any:
+    # VARIANTS, the table the generic tests read, is a view of the records; built on
+    # first use so that `import parlour.envs` loads no game.
+    if attr == "VARIANTS":
+        return {r.name: [dict(o) for o in r.variants] for r in records()}
+    raise AttributeError(f"module {__name__!r} has no attribute {attr!r}")
 
 
 def module(name: str):
     """The module of a registered env (it has ``env()`` and ``raw_env``)."""
-    if name not in _REGISTRY:
-        raise ValueError(f"unknown env {name!r}; known: {', '.join(names())}")
-    return importlib.import_module(_REGISTRY[name])
+    return importlib.import_module(record(name).package)
 
 
 def make(name: str, raw: bool = False, **options: Any):
@@ -129,4 +121,14 @@ def game_options(name: str, options: dict[str, Any] | None = None) -> dict[str, 
     return out
 
 
-__all__ = ["VARIANTS", "IllegalActionError", "game_options", "make", "module", "names"]
+__all__ = [
+    "VARIANTS",
+    "GameRecord",
+    "IllegalActionError",
+    "game_options",
+    "make",
+    "module",
+    "names",
+    "record",
+    "records",
+]

@@ -59,15 +59,14 @@ def cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
-# Agent kinds beyond random, heuristic and ckpt:PATH, per env (agents.EXTRA_AGENTS
-# builds them; tests/test_lifecycle.py builds every one listed here).
-EXTRA_KINDS = {
-    "german_whist_v0": ["solver", "pimc:N"],
-    "forty_fives_v0": ["solver", "pimc:N"],
-    "fuenfzehnern_v0": ["solver", "pimc:N"],
-    "herzeln_v0": ["solver", "pimc:N"],
-    "fuenfzehn_tot_v0": ["optimal", "threshold:N"],
-}
+def __getattr__(attr: str) -> Any:
+    # EXTRA_KINDS (env name -> the agent kinds beyond random, heuristic and ckpt:PATH)
+    # is a view of the game records' extra_kinds (parlour.envs.GameRecord).
+    if attr == "EXTRA_KINDS":
+        from . import envs
+
+        return {r.name: list(r.extra_kinds) for r in envs.records()}
+    raise AttributeError(f"module {__name__!r} has no attribute {attr!r}")
 
 
 def env_description(name: str) -> str:
@@ -84,13 +83,14 @@ def env_description(name: str) -> str:
 
 def agent_kinds(name: str) -> list[str]:
     """Every agent spec form the env accepts."""
-    from . import agents
+    from . import envs
 
+    record = envs.record(name)
     kinds = ["random"]
-    if name in agents.HEURISTICS:
+    if record.heuristic:
         kinds += ["heuristic", "heuristic:-tip,+tip"]
-    kinds += EXTRA_KINDS.get(name, [])
-    if name in agents.EXACT_MOVES:
+    kinds += record.extra_kinds
+    if record.exact_moves:
         kinds.append("endgame:SPEC")
     return [*kinds, "ckpt:PATH", "text:scripted"]
 
@@ -206,6 +206,9 @@ def _ask_move(game, legal: list[int]) -> int | None:
 
 # --- train / eval ---------------------------------------------------------------------
 def cmd_train(args: argparse.Namespace) -> int:
+    from .training import backends
+
+    backends.check(args.backend)  # before any config is read or file written
     from .training.train import (
         default_run_dir,
         load_config,
@@ -234,7 +237,13 @@ def cmd_train(args: argparse.Namespace) -> int:
         config = load_config(
             args.config, env=args.env, overrides=args.set or [], preset=args.preset
         )
-    result = train(config, run_dir=run_dir, resume=args.resume, progress=not args.quiet)
+    result = train(
+        config,
+        run_dir=run_dir,
+        resume=args.resume,
+        progress=not args.quiet,
+        backend=args.backend,
+    )
     _report_run(result, summary_table, args.env)
     return 130 if result.interrupted else 0
 
@@ -642,7 +651,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "train",
-        help="self-play training with MaskablePPO",
+        help="self-play training (MaskablePPO by default)",
         description="Train a self-play agent. Hyperparameters come from "
         "configs/ENV.yaml (or --config) and --set overrides; the run directory gets "
         "the resolved config, checkpoints, evaluations.csv, TensorBoard logs and "
@@ -673,6 +682,13 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="continue the run in --run-dir from its last completed phase, with the "
         "config it was started with (--set changes a key on purpose)",
+    )
+    p.add_argument(
+        "--backend",
+        default="sb3",
+        metavar="NAME",
+        help="the learning library (sb3: sb3-contrib's MaskablePPO; "
+        "parlour.training.backends lists them)",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_train)

@@ -285,3 +285,15 @@ def test_eval_stage2_quality_needs_german_whist(tiny_run, monkeypatch, capsys):
         main(["eval", "x", "--stage2-quality", "0"])
     assert exc.value.code == 2
     assert "positive integer" in capsys.readouterr().err
+
+
+def test_unknown_training_backend_is_refused_before_anything_is_written(
+    tmp_path, capsys
+):
+    run_dir = tmp_path / "run"
+    argv = ["train", "german_whist_v0", "--backend", "nope", "--run-dir", str(run_dir)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "unknown backend 'nope' (backends: sb3)" in err
+    assert len(err.strip().splitlines()) == 1
+    assert not run_dir.exists()

@@ -19,6 +19,7 @@ import torch
 from parlour.cli import main as cli
 from parlour.cli import parlour_command
 from parlour.training import checkpoint as ckpt_io
+from parlour.training import evaluation as eval_mod
 from parlour.training import imitation
 from parlour.training import train as train_mod
 from parlour.training.train import config_from_dict, run_state, train
@@ -177,7 +178,7 @@ def test_interrupted_evaluation_is_redone(tmp_path, monkeypatch):
     nothing of it is recorded, and resuming plays it again before going on."""
     config = config_from_dict({**TINY, "eval_opponents": ["random", "heuristic"]})
     # calls 1-2: step 0 against both; call 4: step 128 against the heuristic
-    interrupt_on_call(monkeypatch, train_mod, "run_arena", call=4)
+    interrupt_on_call(monkeypatch, eval_mod, "run_arena", call=4)
     result = train(config, run_dir=tmp_path, progress=False)
     assert result.interrupted and result.steps == 128
     assert eval_rows(tmp_path) == [(0, "random"), (0, "heuristic")]
@@ -206,7 +207,7 @@ def test_evaluations_off_the_rollout_grid_are_not_repeated(tmp_path, monkeypatch
 
 def test_interrupted_final_evaluation_is_redone(tmp_path, monkeypatch):
     config = config_from_dict({**TINY, "eval_every": 1024})
-    interrupt_on_call(monkeypatch, train_mod, "run_arena", call=2)  # 1: step 0
+    interrupt_on_call(monkeypatch, eval_mod, "run_arena", call=2)  # 1: step 0
     result = train(config, run_dir=tmp_path, progress=False)
     assert result.interrupted and result.steps == 256
     assert run_state(tmp_path)["phase"] == "self-play"
@@ -262,7 +263,7 @@ def tiny_sets(**extra) -> list[str]:
 
 def test_cli_resume_uses_the_stored_config(tmp_path, monkeypatch, capsys):
     run = tmp_path / "run"
-    interrupt_on_call(monkeypatch, train_mod, "run_arena", call=2)
+    interrupt_on_call(monkeypatch, eval_mod, "run_arena", call=2)
     argv = ["train", "german_whist_v0", "--run-dir", str(run), "--quiet"]
     assert cli([*argv, *tiny_sets()]) == 130
     out = capsys.readouterr().out
@@ -374,7 +375,7 @@ def no_games(monkeypatch):
 
     monkeypatch.setattr(arena, "run_arena", refuse)
     monkeypatch.setattr(tips, "run_experiments", refuse)
-    monkeypatch.setattr(train_mod, "run_arena", refuse)
+    monkeypatch.setattr(eval_mod, "run_arena", refuse)
 
 
 @pytest.mark.parametrize(

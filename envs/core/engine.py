@@ -69,6 +69,11 @@ class Game(ABC, Generic[S]):
     def returns(self, state: S) -> list[float]:
         """Each seat's total reward so far (final once the state is terminal)."""
 
+    def utility_bounds(self) -> tuple[float, float]:
+        """The lowest and highest return any seat can finish with (the score range
+        `returns` pays in; the OpenSpiel adapter declares it)."""
+        raise ValueError(f"no utility bounds known for {self.name}")
+
     @abstractmethod
     def observe(self, state: S, player: int) -> np.ndarray:
         """Player ``player``'s observation: a float32 vector of ``observation_size``."""

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from enum import IntEnum
 
+from ..core.state import SlotState
+
 
 class Phase(IntEnum):
     CHOOSE_DEALER = 0  # chance: the first dealer of the episode
@@ -17,7 +19,7 @@ class Phase(IntEnum):
     OVER = 7
 
 
-class State:
+class State(SlotState):
     """Everything about a game in progress. Card sets are bitmasks over the 52-card
     pack.
 
@@ -122,10 +124,3 @@ class State:
         ] * n  # cards each seat discarded or buried (only he knows them)
         self.discards = [0] * n  # how many cards each seat discarded (public)
         self.drawn = [0] * n  # how many cards each seat drew from the stock (public)
-
-    def clone(self) -> State:
-        s = State.__new__(State)
-        for name in State.__slots__:
-            value = getattr(self, name)
-            setattr(s, name, value[:] if isinstance(value, list) else value)
-        return s

@@ -1,6 +1,34 @@
 """Fünfzehn – tot, the dice game (seed 002)."""
 
+from ..core.record import GameRecord
 from .env import env, raw_env
-from .rules import FuenfzehnTot
+from .rules import MAX_PLAYERS, MIN_PLAYERS, FuenfzehnTot
 
-__all__ = ["FuenfzehnTot", "env", "raw_env"]
+# The game's registration (envs/core/record.py; docs/adding_a_game.md).
+GAME = GameRecord(
+    name="fuenfzehn_tot_v0",
+    title="Fünfzehn – tot",
+    package=__name__,
+    variants=(
+        {"players": 2},
+        {"players": 4, "matches": 5, "auto_forced_moves": True, "zero_sum": False},
+        {
+            "players": 5,
+            "matches": 3,
+            "auto_stand_at_15_half1": True,
+            "half2_bust": "ends_round",
+            "all_bust": "next_starter",
+        },
+        {"players": 6, "matches": 2},
+        {"players": 3, "matches": 4, "rule1": False, "rule2": False},
+    ),
+    heuristic="parlour.agents.fuenfzehn_tot:OptimalAgent",
+    extra_agents="parlour.agents.fuenfzehn_tot:make_agent",
+    extra_kinds=("optimal", "threshold:N"),
+    players=(MIN_PLAYERS, MAX_PLAYERS),
+    perfect_information=True,
+    tips_studies=("claims", "seat_order"),
+    tips_deal_note='Here a "deal" is one env seed: the dice of a whole game.',
+)
+
+__all__ = ["GAME", "FuenfzehnTot", "env", "raw_env"]

@@ -493,6 +493,9 @@ class FuenfzehnTot(Game[State]):
         share = self._win_share
         return [-1.0 if s == state.loser else share for s in range(self.num_players)]
 
+    def utility_bounds(self) -> tuple[float, float]:
+        return -1.0, (1.0 / (self.num_players - 1) if self.zero_sum else 0.0)
+
     def info(self, state: State) -> dict[str, Any]:
         """Public facts: everything is public here except the dice still to come."""
         return {

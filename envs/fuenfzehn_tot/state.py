@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from enum import IntEnum
 
+from ..core.state import SlotState
+
 
 class Phase(IntEnum):
     ROLL_OFF = 0  # chance: the "Herauskommen", who starts the first round
@@ -13,7 +15,7 @@ class Phase(IntEnum):
     OVER = 4
 
 
-class State:
+class State(SlotState):
     """Everything about a game in progress.
 
     A round is ``order`` (the seats that play it, clockwise from its starter) and
@@ -56,13 +58,6 @@ class State:
         #: (2, 0, "fifteen") or (2, -1, "all bust")
         self.last_round: tuple[int, int, str] | None = None
         self.loser = -1  # the seat that lost the game, once it is over
-
-    def clone(self) -> State:
-        s = State.__new__(State)
-        for name in State.__slots__:
-            value = getattr(self, name)
-            setattr(s, name, value[:] if isinstance(value, list) else value)
-        return s
 
     @property
     def player(self) -> int:

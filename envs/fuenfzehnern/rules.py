@@ -476,6 +476,11 @@ class Fuenfzehnern(Game[State]):
         """Each seat's game points over the finished deals (paid as deals end)."""
         return [float(x) for x in state.scores]
 
+    def utility_bounds(self) -> tuple[float, float]:
+        # A deal pays card points - 15 (or +-15 when tying scoring applies).
+        per_deal = max(self.total_points - 15, 15)
+        return -15.0 * self.num_hands, float(per_deal * self.num_hands)
+
     # --- invariants -------------------------------------------------------------------
     @property
     def max_game_length(self) -> int:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from enum import IntEnum
 
+from ..core.state import SlotState
+
 
 class Phase(IntEnum):
     CHOOSE_DEALER = 0  # chance: the first dealer of the episode
@@ -16,7 +18,7 @@ class Phase(IntEnum):
     OVER = 3
 
 
-class State:
+class State(SlotState):
     """Everything about a session in progress; ``new_deal`` resets the per-deal part."""
 
     __slots__ = (
@@ -76,9 +78,7 @@ class State:
         self.last_trick: tuple[int, tuple[int, ...], int] | None = None
 
     def clone(self) -> State:
-        s = State.__new__(State)
-        for name in State.__slots__:
-            value = getattr(self, name)
-            setattr(s, name, value[:] if isinstance(value, list) else value)
+        s = super().clone()
+        # the one nested list: each deal's scores
         s.deal_scores = [d[:] for d in self.deal_scores]
         return s

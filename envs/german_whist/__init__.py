@@ -1,6 +1,24 @@
 """German Whist and Honeymoon Whist (seed 004)."""
 
+from ..core.record import GameRecord
 from .env import env, raw_env
 from .rules import GermanWhist
 
-__all__ = ["GermanWhist", "env", "raw_env"]
+# The game's registration (envs/core/record.py; docs/adding_a_game.md).
+GAME = GameRecord(
+    name="german_whist_v0",
+    title="German Whist",
+    package=__name__,
+    variants=(
+        {"variant": "german"},
+        {"variant": "honeymoon", "episode": "deal"},
+        {"variant": "honeymoon", "episode": "match"},
+    ),
+    heuristic="parlour.agents.german_whist:GermanWhistHeuristic",
+    extra_agents="parlour.agents.solver.german_whist:make_agent",
+    exact_moves="parlour.agents.solver.german_whist:optimal_moves",
+    extra_kinds=("solver", "pimc:N"),
+    tips_studies=("agreement",),
+)
+
+__all__ = ["GAME", "GermanWhist", "env", "raw_env"]

@@ -465,6 +465,12 @@ class GermanWhist(Game[State]):
             value = float(state.match[w])
         return [value if p == w else -value for p in (0, 1)]
 
+    def utility_bounds(self) -> tuple[float, float]:
+        # Honeymoon deals pay the winner's match points: tricks over 13, at most 13.
+        deal_points = self.honeymoon and self.episode == "deal"
+        bound = 13.0 if deal_points else 1.0
+        return -bound, bound
+
     def info(self, state: State) -> dict[str, Any]:
         return {
             "stage": state.stage if state.phase == Phase.PLAY else 0,

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from enum import IntEnum
 
+from ..core.state import SlotState
+
 
 class Phase(IntEnum):
     CHOOSE_DEALER = 0  # chance: the first dealer of the episode
@@ -12,7 +14,7 @@ class Phase(IntEnum):
     OVER = 3
 
 
-class State:
+class State(SlotState):
     """Everything about a game in progress. Card sets are bitmasks over the pack."""
 
     __slots__ = (
@@ -63,13 +65,6 @@ class State:
         # (leader's card, other, winner)
         self.last_trick: tuple[int, int, int] | None = None
         self.winner = -1  # winner of the deal (or the match) once decided
-
-    def clone(self) -> State:
-        s = State.__new__(State)
-        for name in State.__slots__:
-            value = getattr(self, name)
-            setattr(s, name, value[:] if isinstance(value, list) else value)
-        return s
 
     @property
     def stage(self) -> int:

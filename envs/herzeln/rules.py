@@ -524,6 +524,9 @@ class Herzeln(Game[State]):
         scored."""
         return [float(s) for s in state.scores]
 
+    def utility_bounds(self) -> tuple[float, float]:
+        return float(self.score_low), float(self.score_high)
+
     def winners(self, state: State) -> list[int]:
         """The seats with the highest total ("The winner is the one who has the highest
         score"); rules-notes §4.3: equal totals share the win."""

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from enum import IntEnum
 
+from ..core.state import SlotState
+
 
 class Phase(IntEnum):
     CHOOSE_DEALER = 0  # chance: the first dealer of the episode
@@ -13,7 +15,7 @@ class Phase(IntEnum):
     OVER = 4
 
 
-class State:
+class State(SlotState):
     """Everything about a partie in progress. Card sets are bitmasks over the pack;
     per-seat lists are indexed by absolute seat."""
 
@@ -81,10 +83,3 @@ class State:
         self.last_trick: tuple[int, tuple[int, ...], int] | None = (
             None  # leader, cards, winner
         )
-
-    def clone(self) -> State:
-        s = State.__new__(State)
-        for name in State.__slots__:
-            value = getattr(self, name)
-            setattr(s, name, value[:] if isinstance(value, list) else value)
-        return s

@@ -71,12 +71,8 @@ PREFIX = "parlour_"
 _DRIVER_OPTIONS = ("render_mode", "illegal_action")
 #: reset options that become game parameters, with the value that means "not set"
 _RESET_PARAMETERS: dict[str, Any] = {"dealer": -1, "starter": -1, "dice": ""}
-#: games in which every player sees everything (only future dice are unknown)
 #: string values pyspiel's game-string parser would take for a (bad) number
 _NUMBER_LIKE = re.compile(r"[0-9]+(\+[0-9]+)+")
-_PERFECT_INFORMATION = frozenset({"fuenfzehn_tot_v0"})
-#: games that pay as they score (per trick, per deal); the others pay at the end only
-_PAYS_AS_IT_GOES = frozenset({"herzeln_v0", "fuenfzehnern_v0"})
 #: a length bound for games with none of their own (Fünfzehn – tot replays a round in
 #: which everybody busts, so its length has no finite bound)
 _UNBOUNDED_LENGTH = 100_000
@@ -160,27 +156,8 @@ def _reset_options(key: str, value: Any) -> dict[str, Any]:
 
 def _utility_bounds(env_name: str, engine: Game) -> tuple[float, float]:
     """The lowest and highest return any seat can finish with (each game's score
-    range; `returns` in its rules.py says how it pays)."""
-    if env_name == "fuenfzehn_tot_v0":
-        return -1.0, (1.0 / (engine.num_players - 1) if engine.zero_sum else 0.0)
-    if env_name == "german_whist_v0":
-        # Honeymoon deals pay the winner's match points: tricks over 13, at most 13.
-        deal_points = engine.honeymoon and engine.episode == "deal"
-        bound = 13.0 if deal_points else 1.0
-        return -bound, bound
-    if env_name == "forty_fives_v0":
-        if engine.episode == "match":
-            return -1.0, 1.0
-        # A side's deal gain lies in -30 (a failed 30 bid) .. 60 (a made 30 counting
-        # 60); a return is that gain less the sides' mean.
-        return -90.0, 90.0
-    if env_name == "herzeln_v0":
-        return float(engine.score_low), float(engine.score_high)
-    if env_name == "fuenfzehnern_v0":
-        # A deal pays card points - 15 (or +-15 when tying scoring applies).
-        per_deal = max(engine.total_points - 15, 15)
-        return -15.0 * engine.num_hands, float(per_deal * engine.num_hands)
-    raise ValueError(f"no utility bounds known for {env_name}")
+    range: `Game.utility_bounds` in its rules.py, next to `returns`)."""
+    return engine.utility_bounds()
 
 
 def _max_chance_outcomes(engine: Game) -> int:
@@ -546,7 +523,8 @@ def _game_type(env_name: str, engine: Game | None, zero_sum: bool) -> pyspiel.Ga
     for key in sorted(default_engine.reset_option_keys & set(_RESET_PARAMETERS)):
         params[key] = _RESET_PARAMETERS[key]
     players = _player_range(env_name)
-    perfect = env_name in _PERFECT_INFORMATION
+    record = envs.record(env_name)
+    perfect = record.perfect_information
     return pyspiel.GameType(
         short_name=game_name(env_name),
         long_name=f"Parlour {env_name}",
@@ -564,7 +542,7 @@ def _game_type(env_name: str, engine: Game | None, zero_sum: bool) -> pyspiel.Ga
         ),
         reward_model=(
             pyspiel.GameType.RewardModel.REWARDS
-            if env_name in _PAYS_AS_IT_GOES
+            if record.pays_as_it_goes
             else pyspiel.GameType.RewardModel.TERMINAL
         ),
         max_num_players=players[1],
@@ -585,10 +563,7 @@ def _player_range(env_name: str) -> tuple[int, int]:
         for opts in envs.VARIANTS.get(env_name, [{}])
     ]
     counts.append(envs.make(env_name, raw=True).game.num_players)
-    if env_name == "fuenfzehn_tot_v0":
-        from parlour.envs.fuenfzehn_tot.rules import MAX_PLAYERS, MIN_PLAYERS
-
-        counts += [MIN_PLAYERS, MAX_PLAYERS]
+    counts += envs.record(env_name).players
     return min(counts), max(counts)
 
 

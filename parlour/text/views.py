@@ -34,6 +34,32 @@ def _you(seat: int, p: int) -> str:
     return f"player_{p}" + (" (you)" if p == seat else "")
 
 
+# What the trick-taking games' views share (their states name these fields alike).
+def _trick_plays(game: Any, state: Any, seat: int) -> str:
+    n = game.num_players
+    return ", ".join(
+        f"{_you(seat, (state.leader + i) % n)} {game.deck.format(c)}"
+        for i, c in enumerate(state.trick)
+    )
+
+
+def _last_trick(game: Any, state: Any, seat: int) -> str:
+    leader, trick, winner = state.last_trick
+    return (
+        f"Last trick (led by {_you(seat, leader)}): "
+        + " ".join(game.deck.format(c) for c in trick)
+        + f"; won by {_you(seat, winner)}."
+    )
+
+
+def _played_this_deal(game: Any, state: Any) -> str:
+    return "Cards played this deal: " + "; ".join(
+        f"player_{p} {_cards(game, state.played_by[p])}"
+        for p in range(game.num_players)
+        if state.played_by[p]
+    )
+
+
 # --- German Whist ---------------------------------------------------------------------
 def german_whist(game: Any, state: Any, seat: int) -> str:
     from ..envs.german_whist.state import Phase
@@ -183,14 +209,7 @@ def forty_fives(game: Any, state: Any, seat: int) -> str:
             f"Trick {state.trick_no + 1}: {_you(seat, state.to_play)} to lead."
         )
     if state.played:
-        lines.append(
-            "Cards played this deal: "
-            + "; ".join(
-                f"player_{p} {_cards(game, state.played_by[p])}"
-                for p in range(n)
-                if state.played_by[p]
-            )
-        )
+        lines.append(_played_this_deal(game, state))
     return "\n".join(lines)
 
 
@@ -221,30 +240,15 @@ def fuenfzehnern(game: Any, state: Any, seat: int) -> str:
             f"{state.points[p]}, game points so far {state.scores[p]}"
         )
     if state.trick:
-        plays = ", ".join(
-            f"{_you(seat, (state.leader + i) % n)} {game.deck.format(c)}"
-            for i, c in enumerate(state.trick)
-        )
+        plays = _trick_plays(game, state, seat)
         zw = " (led with Zwang)" if state.zwang >= 0 else ""
         lines.append(f"Current trick: {plays}{zw}.")
     elif state.phase == Phase.PLAY:
         lines.append(f"Current trick: {_you(seat, state.to_play)} to lead.")
     if state.last_trick is not None:
-        leader, trick, winner = state.last_trick
-        lines.append(
-            f"Last trick (led by {_you(seat, leader)}): "
-            + " ".join(game.deck.format(c) for c in trick)
-            + f"; won by {_you(seat, winner)}."
-        )
+        lines.append(_last_trick(game, state, seat))
     if state.played:
-        lines.append(
-            "Cards played this deal: "
-            + "; ".join(
-                f"player_{p} {_cards(game, state.played_by[p])}"
-                for p in range(n)
-                if state.played_by[p]
-            )
-        )
+        lines.append(_played_this_deal(game, state))
     return "\n".join(lines)
 
 
@@ -281,34 +285,19 @@ def herzeln(game: Any, state: Any, seat: int) -> str:
         )
     if state.phase == Phase.TRICKS:
         if state.trick:
-            plays = ", ".join(
-                f"{_you(seat, (state.leader + i) % n)} {game.deck.format(c)}"
-                for i, c in enumerate(state.trick)
-            )
+            plays = _trick_plays(game, state, seat)
             lines.append(f"Current trick: {plays}.")
         else:
             lines.append(f"Current trick: {_you(seat, state.to_play)} to lead.")
         if state.last_trick is not None:
-            leader, trick, winner = state.last_trick
-            lines.append(
-                f"Last trick (led by {_you(seat, leader)}): "
-                + " ".join(game.deck.format(c) for c in trick)
-                + f"; won by {_you(seat, winner)}."
-            )
+            lines.append(_last_trick(game, state, seat))
     if k == 7:
         lines.extend(_domino_layout(game, state))
         lines.append(f"Cards on the layout: {_cards(game, state.laid)}")
         if state.passes:
             lines.append(f"Passes in a row: {state.passes}.")
     elif any(state.played_by):
-        lines.append(
-            "Cards played this deal: "
-            + "; ".join(
-                f"player_{p} {_cards(game, state.played_by[p])}"
-                for p in range(n)
-                if state.played_by[p]
-            )
-        )
+        lines.append(_played_this_deal(game, state))
     return "\n".join(lines)
 
 

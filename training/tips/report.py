@@ -75,11 +75,7 @@ def _claim_lines(h: Hypothesis) -> list[str]:
 def render_report(run: TipsRun, chart: str | None = None) -> str:
     """The Markdown report of a run."""
     cfg = run.config
-    title = {
-        "german_whist_v0": "German Whist",
-        "forty_fives_v0": "Forty-Fives",
-        "fuenfzehn_tot_v0": "Fünfzehn – tot",
-    }.get(cfg.env, cfg.env)
+    title = envs.record(cfg.env).title
     lines = [
         f"# Strategy tips, tested: {title}",
         "",
@@ -169,9 +165,8 @@ def _episode_note(cfg: TipsConfig) -> str:
             ' Here an episode is a whole match, so a "deal" (one env seed) is a '
             "whole game of several deals, played to the end."
         )
-    if cfg.env == "fuenfzehn_tot_v0":
-        return ' Here a "deal" is one env seed: the dice of a whole game.'
-    return ""
+    note = envs.record(cfg.env).tips_deal_note
+    return f" {note}" if note else ""
 
 
 def _method_notes(res: list[TipResult]) -> list[str]:

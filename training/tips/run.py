@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ... import agents as agents_mod
+from ... import envs
 from ...agents.fuenfzehn_tot_rationale import (
     Claim,
     RoundSeats,
@@ -172,8 +173,10 @@ def run_tips(
             command += f" --out {out}"
     run = TipsRun(config, command, max_deals, seed, tuple(pool), [])
     with Runner(workers) as runner:
-        if env == "fuenfzehn_tot_v0":
+        studies = envs.record(env).tips_studies
+        if "claims" in studies:
             run.claims = dice_claims()
+        if "seat_order" in studies:
             run.rounds = round_seat_table(
                 tuple(config.extra.get("round_players", [2, 3, 4]))
             )
@@ -202,7 +205,7 @@ def run_tips(
             progress=progress,
             calibrate=calibrate,
         )
-    if env == "german_whist_v0":
+    if "agreement" in studies:
         # The heuristic and random play are the reference columns of the agreement
         # table; a checkpoint, when given, is the subject.
         run.agreement = run_agreement(

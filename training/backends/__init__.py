@@ -1,0 +1,149 @@
+"""Training backends: what one learning library does inside a Parlour training run.
+
+`training.train` runs every backend the same way: the run directory and its lifecycle
+(`training.rundir`), the warm start's teacher games (`training.imitation`), the opponent
+pool (`training.selfplay`) and the evaluation schedule (`training.evaluation`) are
+shared. A backend owns only the learner: its network and optimiser, how it collects
+experience and how it updates on it. The loop it is driven by::
+
+    backend.begin(total_timesteps)
+    while backend.steps < total_timesteps:
+        backend.begin_rollout()      # then: snapshots, checkpoints, evaluations
+        if not backend.collect():
+            break
+        backend.update()
+
+A new backend (RLlib, a batched one) is a module here with a class implementing
+`Backend`, and one line in `BACKENDS`; ``parlour train --backend NAME`` then picks it.
+The checkpoint format is the backend's own (`checkpoint_tensors`, `restore`); the
+exported weights are always a `NumpyPolicy`, which is what the opponent pool, the
+evaluations and ``ckpt:`` agents play with.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from ...envs.core.engine import Game
+    from ..checkpoint import Checkpoint
+    from ..config import TrainConfig
+    from ..imitation import FitReport
+    from ..policy import NumpyPolicy
+    from ..selfplay import OpponentPool
+
+# name -> "module:class", imported only when chosen (a backend may pull heavy modules)
+BACKENDS: dict[str, str] = {
+    "sb3": "parlour.training.backends.sb3:SB3Backend",
+}
+DEFAULT = "sb3"
+
+
+class Backend(Protocol):
+    """What a training backend implements (`training.backends.sb3.SB3Backend` is the
+    reference). It is built with ``(config, pool, run_dir, on_step)``: ``pool`` is the
+    shared `OpponentPool` its self-play envs draw opponents from, ``run_dir`` the run
+    directory (for the backend's own logs), and ``on_step(steps)`` is called after
+    every learner decision collected (the progress bar)."""
+
+    method: str
+    """a few words for the learning-curve title, e.g. "self-play MaskablePPO\""""
+    game: Game
+    """the engine of the env trained on (its sizes go into the checkpoint manifest)"""
+    rollout_steps: int
+    """learner decisions collected by one `collect`"""
+
+    @property
+    def steps(self) -> int:
+        """Learner decisions trained on so far (restored by `restore`)."""
+        ...
+
+    def imitate(self, data: Any, progress: Callable[[int, float], None]) -> FitReport:
+        """The warm start's fit: train the policy (and value) heads on the teacher's
+        decisions ``data`` (`training.imitation.Demonstrations`);
+        ``progress(epoch, loss)`` after each epoch."""
+        ...
+
+    def begin(
+        self, total_timesteps: int, on_episode: Callable[[str, float], None]
+    ) -> None:
+        """Get ready to train up to ``total_timesteps`` steps in all (counting those
+        already trained); ``on_episode(opponent_kind, final_reward)`` is to be called
+        at the end of every self-play episode."""
+        ...
+
+    def begin_rollout(self) -> None:
+        """Called at every rollout boundary, before snapshots, checkpoints and
+        evaluations: finish what belongs to the last update (so that a checkpoint
+        holds it) and remember the weights and optimiser state that `rewind` puts
+        back."""
+        ...
+
+    def collect(self) -> bool:
+        """Collect one rollout (`rollout_steps` learner decisions) with the current
+        policy against the pool; False stops training."""
+        ...
+
+    def update(self) -> None:
+        """Update the policy on the rollout just collected."""
+        ...
+
+    def rewind(self) -> int:
+        """After an interrupt (which may come in the middle of an update): put back
+        the state remembered by the last `begin_rollout` and return its step count.
+        Only whole rollouts count; the one in progress is collected again on
+        resume."""
+        ...
+
+    def export_weights(self) -> NumpyPolicy:
+        """The current policy's actor as numpy weights (greedy play, snapshots)."""
+        ...
+
+    def checkpoint_tensors(self, snapshots: list[NumpyPolicy]) -> dict[str, Any]:
+        """Everything `restore` needs, as tensors for `training.checkpoint.save`:
+        the policy, the optimiser state and the pool's ``snapshots``."""
+        ...
+
+    def restore(self, saved: Checkpoint) -> list[tuple[str, NumpyPolicy]]:
+        """Continue from a checkpoint of this backend: load the weights, optimiser
+        state and step count; return the snapshots (label, weights) for the pool.
+        `training.checkpoint.CheckpointError` when it does not fit the config."""
+        ...
+
+    def log(self, key: str, value: float) -> None:
+        """Record a scalar in the backend's log (e.g. TensorBoard)."""
+        ...
+
+    def close(self) -> None:
+        """Release the envs."""
+        ...
+
+
+def names() -> list[str]:
+    """The backends ``--backend`` accepts."""
+    return sorted(BACKENDS)
+
+
+def check(name: str) -> None:
+    """ValueError (one line) for an unknown backend name."""
+    if name not in BACKENDS:
+        raise ValueError(f"unknown backend {name!r} (backends: {', '.join(names())})")
+
+
+def make(
+    name: str,
+    config: TrainConfig,
+    pool: OpponentPool,
+    run_dir: Path,
+    on_step: Callable[[int], None],
+) -> Backend:
+    """Build the backend ``name`` for a run (`check` it first)."""
+    check(name)
+    module, _, cls = BACKENDS[name].partition(":")
+    return getattr(importlib.import_module(module), cls)(config, pool, run_dir, on_step)
+
+
+__all__ = ["BACKENDS", "DEFAULT", "Backend", "check", "make", "names"]
