@@ -37,13 +37,9 @@ Reset options
     match.
 
 Infos and tools
-    ``infos[agent]`` is ``{"return": float, "illegal_action": bool}`` at every step
-    (what a replay buffer stores); the game's public record is
-    ``env.unwrapped.details()``.
-    ``illegal_action="raise"`` suits tools that use the mask (PettingZoo's ``api_test``
-    and ``seed_test``, TorchRL, Tianshou, MaskablePPO); tools that sample without it
-    (PettingZoo's ``parallel_seed_test``, gymnasium's and SB3's ``check_env`` on
-    ``SelfPlayEnv``) need ``"penalize"``. See ``docs/integrations.md``.
+    As in every Parlour env (``envs/core/aec.py``): ``infos`` hold the return and the
+    illegal-action flag, the public record is ``env.unwrapped.details()``, and
+    ``docs/integrations.md`` says which ``illegal_action`` mode each tool needs.
 
 Version history
     v0: first release.
