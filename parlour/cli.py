@@ -862,6 +862,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # the reader went away (`parlour list | head`): stop quietly, as Unix tools do;
+        # stdout is pointed at devnull so the interpreter's final flush cannot fail
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
 
 
 if __name__ == "__main__":

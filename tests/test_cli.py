@@ -297,3 +297,17 @@ def test_unknown_training_backend_is_refused_before_anything_is_written(
     assert "unknown backend 'nope' (backends: sb3)" in err
     assert len(err.strip().splitlines()) == 1
     assert not run_dir.exists()
+
+
+def test_a_closed_pipe_is_not_a_traceback():
+    """``parlour list | head -1``: when the reader has closed the pipe, the command
+    stops without a traceback."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "parlour.cli", "list"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    proc.stdout.close()  # the reader is gone before the first line is written
+    err = proc.stderr.read().decode()
+    proc.wait(timeout=60)
+    assert "Traceback" not in err and "BrokenPipe" not in err, err
