@@ -48,6 +48,11 @@ def _check_batch_size(batch_size: Any) -> int:
     return int(batch_size)
 
 
+def _pick(pair: torch.Tensor, first: torch.Tensor) -> torch.Tensor:
+    """Column 0 of a ``(B, 2)`` tensor where ``first``, else column 1."""
+    return torch.where(first, pair[:, 0], pair[:, 1])
+
+
 class GermanWhistBatch:
     """``batch_size`` games of German Whist stepped together.
 
@@ -89,6 +94,7 @@ class GermanWhistBatch:
             )
         self.variant = variant
         self.device = torch.device(device)
+        self._cpu = self.device.type == "cpu"
         self._rules = GermanWhist(variant=variant)  # parses forced deals
         B, dev, i64 = self.batch_size, self.device, torch.int64
         self.generator = torch.Generator(device=dev)
@@ -231,13 +237,20 @@ class GermanWhistBatch:
 
     # --- play -------------------------------------------------------------------------
     def _legal_bits(self) -> torch.Tensor:
-        hand = self.hands.gather(1, self.to_play[:, None]).squeeze(1)
+        hand = _pick(self.hands, self.to_play == 0)
         lead_suit = self.lead.clamp(min=0) // HAND_SIZE
         # "Follow suit if you can. If you can't, play any card."
         follow = hand & self._suit_masks[lead_suit]
         return torch.where((self.lead >= 0) & (follow != 0), follow, hand)
 
     def _unpack(self, bits: torch.Tensor) -> torch.Tensor:
+        """``(B,)`` int64 bitmasks to ``(B, 52)`` bool."""
+        if self._cpu:
+            # numpy's unpackbits on the same memory: about 3x torch's shift-and-mask
+            # on CPU (docs/batch.md has the figures).
+            raw = bits.numpy().view(np.uint8).reshape(-1, 8)
+            unpacked = np.unpackbits(raw, axis=1, count=N_CARDS, bitorder="little")
+            return torch.from_numpy(unpacked.view(np.bool_))
         return ((bits[..., None] >> self._shifts) & 1).bool()
 
     def legal_mask(self) -> torch.Tensor:
@@ -357,16 +370,16 @@ class GermanWhistBatch:
         p = self.to_play if seat is None else torch.as_tensor(
             seat, device=self.device, dtype=torch.int64
         ).expand(self.batch_size)
-        col = p[:, None]
-        opp = 1 - col
-        hand = self.hands.gather(1, col).squeeze(1)
+        mine0 = p == 0  # where() on the two columns is cheaper than gather
+        opp0 = ~mine0
+        hand = _pick(self.hands, mine0)
         played = self.played
         stage1 = self.stock_pos < STOCK_SIZE
         # Stage 2: every card is accounted for, so both hands are known.
         opp_known = torch.where(
-            stage1, self.seen.gather(1, opp).squeeze(1), _ALL & ~hand & ~played
+            stage1, _pick(self.seen, opp0), _ALL & ~hand & ~played
         )
-        mine_known = torch.where(stage1, self.seen.gather(1, col).squeeze(1), hand)
+        mine_known = torch.where(stage1, _pick(self.seen, mine0), hand)
         pos = 2 * HAND_SIZE + self.stock_pos.clamp(max=STOCK_SIZE - 1)
         face = torch.where(
             stage1, self._one << self.cards.gather(1, pos[:, None]).squeeze(1), 0
@@ -380,7 +393,7 @@ class GermanWhistBatch:
         winners = torch.where(mine_to_follow, hand & beats, 0)
         flags = (
             (self._one << self.trump)
-            | self.voids.gather(1, opp).squeeze(1) << 4
+            | _pick(self.voids, opp0) << 4
             | (~stage1).long() << 8
             | ((self.to_play == p) & (self.lead < 0)).long() << 9
             | (self.dealer == p).long() << 10
@@ -390,14 +403,26 @@ class GermanWhistBatch:
              self._masters(hand), winners, flags],
             dim=1,
         )
-        out = torch.empty(self.batch_size, OBS_SIZE, device=self.device)
-        bits = (blocks[:, :, None] >> self._shifts) & 1
-        out[:, :_N_BITS] = bits.view(self.batch_size, -1)[:, :_N_BITS]
+        B = self.batch_size
+        out = torch.empty(B, OBS_SIZE, device=self.device)
+        if self._cpu:
+            # See _unpack. Little-endian bytes of each int64 block, 64 bits per block.
+            raw = blocks.numpy().view(np.uint8).reshape(B, 9, 8)
+            bits = np.unpackbits(raw, axis=2, bitorder="little")
+            o = out.numpy()
+            cards = o[:, : 8 * N_CARDS]
+            cards.shape = (B, 8, N_CARDS)  # a view or an error, never a silent copy
+            cards[...] = bits[:, :8, :N_CARDS]
+            o[:, 8 * N_CARDS : _N_BITS] = bits[:, 8, : _N_BITS - 8 * N_CARDS]
+        else:
+            bits = (blocks[:, :, None] >> self._shifts) & 1
+            out[:, :_N_BITS] = bits.view(B, -1)[:, :_N_BITS]
         out[:, _N_BITS] = (STOCK_SIZE - self.stock_pos) / STOCK_SIZE
-        t1 = self.tricks1.gather(1, torch.cat([col, opp], 1))
-        t2 = self.tricks2.gather(1, torch.cat([col, opp], 1))
-        out[:, _N_BITS + 1 : _N_BITS + 3] = t1 / (STOCK_SIZE // 2)
-        out[:, _N_BITS + 3 : _N_BITS + 5] = t2 / 13
+        t1, t2 = self.tricks1, self.tricks2
+        out[:, _N_BITS + 1] = _pick(t1, mine0) / (STOCK_SIZE // 2)
+        out[:, _N_BITS + 2] = _pick(t1, opp0) / (STOCK_SIZE // 2)
+        out[:, _N_BITS + 3] = _pick(t2, mine0) / 13
+        out[:, _N_BITS + 4] = _pick(t2, opp0) / 13
         out[:, _N_BITS + 5 :] = 0.0  # match points: Honeymoon only
         return out
 
