@@ -160,8 +160,9 @@ class GermanWhistBatch:
     def _parse_deals(self, deals: Any) -> tuple[torch.Tensor, torch.Tensor]:
         B = self.batch_size
         if isinstance(deals, (np.ndarray, torch.Tensor)):
-            rows = torch.as_tensor(np.asarray(deals) if isinstance(deals, np.ndarray)
-                                   else deals).to(self.device, torch.int64)
+            rows = torch.as_tensor(
+                np.asarray(deals) if isinstance(deals, np.ndarray) else deals
+            ).to(self.device, torch.int64)
             if rows.shape != (B, N_CARDS + 1):
                 raise ValueError(
                     f"deals as an array must have shape ({B}, {N_CARDS + 1}) "
@@ -200,7 +201,9 @@ class GermanWhistBatch:
         rows = torch.tensor(out, device=self.device, dtype=torch.int64)
         return rows[:, 0], rows[:, 1:]
 
-    def _start(self, idx: torch.Tensor, dealer: torch.Tensor, cards: torch.Tensor) -> None:
+    def _start(
+        self, idx: torch.Tensor, dealer: torch.Tensor, cards: torch.Tensor
+    ) -> None:
         """Games ``idx`` start play on the deal (``dealer``, ``cards``)."""
         bits = self._one << cards
         self.hands[idx] = torch.stack(
@@ -299,7 +302,8 @@ class GermanWhistBatch:
         # Failing to follow shows the follower holds no other card of the suit led.
         failed = follow & ~same
         self.voids = torch.where(
-            sel & failed[:, None], self.voids | (self._one << lead_suit)[:, None],
+            sel & failed[:, None],
+            self.voids | (self._one << lead_suit)[:, None],
             self.voids,
         )
         stage1 = self.stock_pos < STOCK_SIZE
@@ -367,18 +371,20 @@ class GermanWhistBatch:
     def observe(self, seat: int | torch.Tensor | None = None) -> torch.Tensor:
         """float32 ``(B, 434)``: the scalar env's observation of ``seat`` (an int or a
         ``(B,)`` tensor; default the player to act) in every game."""
-        p = self.to_play if seat is None else torch.as_tensor(
-            seat, device=self.device, dtype=torch.int64
-        ).expand(self.batch_size)
+        p = (
+            self.to_play
+            if seat is None
+            else torch.as_tensor(seat, device=self.device, dtype=torch.int64).expand(
+                self.batch_size
+            )
+        )
         mine0 = p == 0  # where() on the two columns is cheaper than gather
         opp0 = ~mine0
         hand = _pick(self.hands, mine0)
         played = self.played
         stage1 = self.stock_pos < STOCK_SIZE
         # Stage 2: every card is accounted for, so both hands are known.
-        opp_known = torch.where(
-            stage1, _pick(self.seen, opp0), _ALL & ~hand & ~played
-        )
+        opp_known = torch.where(stage1, _pick(self.seen, opp0), _ALL & ~hand & ~played)
         mine_known = torch.where(stage1, _pick(self.seen, mine0), hand)
         pos = 2 * HAND_SIZE + self.stock_pos.clamp(max=STOCK_SIZE - 1)
         face = torch.where(
@@ -399,8 +405,17 @@ class GermanWhistBatch:
             | (self.dealer == p).long() << 10
         )
         blocks = torch.stack(
-            [hand, opp_known, mine_known, face, played, lead_bit,
-             self._masters(hand), winners, flags],
+            [
+                hand,
+                opp_known,
+                mine_known,
+                face,
+                played,
+                lead_bit,
+                self._masters(hand),
+                winners,
+                flags,
+            ],
             dim=1,
         )
         B = self.batch_size
@@ -429,9 +444,20 @@ class GermanWhistBatch:
     def state_bytes(self) -> int:
         """Bytes of game state per game (the tensors `step` reads and writes)."""
         tensors = (
-            self.cards, self.hands, self.seen, self.voids, self.tricks1, self.tricks2,
-            self.played, self.stock_pos, self.trump, self.trump_mask, self.dealer,
-            self.leader, self.to_play, self.lead,
+            self.cards,
+            self.hands,
+            self.seen,
+            self.voids,
+            self.tricks1,
+            self.tricks2,
+            self.played,
+            self.stock_pos,
+            self.trump,
+            self.trump_mask,
+            self.dealer,
+            self.leader,
+            self.to_play,
+            self.lead,
         )
         total = sum(t.element_size() * t.nelement() for t in tensors)
         return total // self.batch_size
