@@ -218,3 +218,18 @@ def test_state_size() -> None:
     """B = 65,536 games fit in 4 GB (the issue's memory target), with room."""
     per_game = GermanWhistBatch(8, seed=0).state_bytes()
     assert per_game * 65_536 < 4 * 2**30
+
+
+def test_torch_unpacking_path_matches_numpy_path() -> None:
+    """Off CPU the bits are unpacked by torch, on CPU by numpy: the same arrays (the
+    torch path is forced here, so a machine without a GPU checks it too)."""
+    a, b = GermanWhistBatch(64, seed=8), GermanWhistBatch(64, seed=8)
+    b._cpu = False
+    pick = torch.Generator().manual_seed(1)
+    for _ in range(60):
+        assert torch.equal(a.legal_mask(), b.legal_mask())
+        for seat in (None, 0, 1):
+            assert torch.equal(a.observe(seat), b.observe(seat))
+        actions = (torch.rand(64, 52, generator=pick) + 2 * a.legal_mask()).argmax(1)
+        a.step(actions)
+        b.step(actions)
