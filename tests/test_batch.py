@@ -1,12 +1,15 @@
 """The batched German Whist engine plays exactly the scalar engine's game.
 
 `compare` forces the same random deals into `GermanWhistBatch` and into one scalar env
-(``envs.make("german_whist_v0")``) per game, plays the same random legal cards in both
-and compares, at every card play, the player to act, the legal mask, both seats'
+(``envs.make("german_whist_v0", ...)``) per game, plays the same random legal cards in
+both and compares, at every card play, the player to act, the legal mask, both seats'
 observations, the rewards and the terminal flags. When a batched game ends it is dealt
 again automatically; the scalar env is then reset to that new deal
-(`GermanWhistBatch.deal`), so the automatic reset is compared too. The scalar engine is
-the reference: its own tests check it against the seed rule by rule.
+(`GermanWhistBatch.deal`), so the automatic reset is compared too. A Honeymoon match
+deals again inside the episode, which the env cannot be told in advance, so
+`compare_match` drives the scalar engine (`GermanWhist`, the env's rules) and applies
+the batched engine's next deal as the chance outcomes. The scalar engine is the
+reference: its own tests check it against the seed rule by rule.
 """
 
 from __future__ import annotations
@@ -18,16 +21,20 @@ import torch
 from parlour import envs
 from parlour.envs import IllegalActionError
 from parlour.envs.batch import GermanWhistBatch
-from parlour.envs.core.cards import FRENCH_52
+from parlour.envs.core.cards import FRENCH_52, FRENCH_54, cards_in
+from parlour.envs.core.engine import CHANCE, TERMINAL
+from parlour.envs.german_whist.rules import GermanWhist
+from parlour.envs.german_whist.state import Phase
 
 AGENTS = ("player_0", "player_1")
 
 
-def random_deals(rng: np.random.Generator, n: int) -> list[dict]:
+def random_deals(rng: np.random.Generator, n: int, honeymoon: bool = False) -> list:
     """``n`` random deals in the scalar env's forced-deal format."""
+    deck = FRENCH_54 if honeymoon else FRENCH_52
     out = []
     for _ in range(n):
-        names = [FRENCH_52.format(int(c)) for c in rng.permutation(52)]
+        names = [deck.format(int(c)) for c in rng.permutation(deck.size)]
         out.append(
             {
                 "dealer": int(rng.integers(2)),
@@ -38,14 +45,14 @@ def random_deals(rng: np.random.Generator, n: int) -> list[dict]:
     return out
 
 
-def compare(games: int, batch_size: int, seed: int) -> int:
+def compare(games: int, batch_size: int, seed: int, **options: str) -> int:
     """Play at least ``games`` games in both engines, comparing every step; returns
     the number of card plays compared."""
     rng = np.random.default_rng(seed)
-    batch = GermanWhistBatch(batch_size, seed=seed)
-    deals = random_deals(rng, batch_size)
+    batch = GermanWhistBatch(batch_size, seed=seed, **options)
+    deals = random_deals(rng, batch_size, batch.honeymoon)
     batch.reset(deals=deals)
-    scalar = [envs.make("german_whist_v0") for _ in range(batch_size)]
+    scalar = [envs.make("german_whist_v0", **options) for _ in range(batch_size)]
     for env, deal in zip(scalar, deals, strict=True):
         env.reset(options={"deal": deal})
     finished = plays = 0
@@ -86,13 +93,85 @@ def compare(games: int, batch_size: int, seed: int) -> int:
     return plays
 
 
-def test_same_game_as_scalar_engine() -> None:
-    assert compare(games=200, batch_size=64, seed=1) > 0
+def compare_match(games: int, batch_size: int, seed: int) -> int:
+    """`compare` for Honeymoon matches, on the scalar engine (see the module
+    docstring); returns the number of card plays compared."""
+    rng = np.random.default_rng(seed)
+    batch = GermanWhistBatch(batch_size, variant="honeymoon", seed=seed)
+    game = GermanWhist(variant="honeymoon", episode="match")
+
+    def deal_into(state, i: int, first: bool) -> None:
+        if first:
+            game.apply(state, int(batch.dealer[i]))
+        assert state.dealer == int(batch.dealer[i]), f"game {i}: dealer"
+        for card in batch.cards[i].tolist():
+            game.apply(state, card)
+
+    states = []
+    for i in range(batch_size):
+        states.append(game.new_state())
+        deal_into(states[i], i, first=True)
+    finished = plays = 0
+    while finished < games:
+        mask = batch.legal_mask().numpy()
+        obs = [batch.observe(seat).numpy() for seat in (0, 1)]
+        actions = np.empty(batch_size, dtype=np.int64)
+        before = []
+        for i, state in enumerate(states):
+            assert game.current_player(state) == int(batch.to_play[i]), f"game {i}"
+            legal = np.flatnonzero(mask[i])
+            assert cards_in(game.legal_bits(state)) == legal.tolist(), f"game {i}"
+            for s in (0, 1):
+                expected = game.observe(state, s)
+                diff = np.flatnonzero(expected != obs[s][i])
+                assert diff.size == 0, f"game {i}, seat {s}: {diff.tolist()}"
+            actions[i] = legal[rng.integers(len(legal))]
+            before.append(game.returns(state))
+        rewards, terminated = batch.step(torch.from_numpy(actions))
+        for i, state in enumerate(states):
+            game.apply(state, int(actions[i]))
+            after = game.returns(state)
+            expected = [a - b for a, b in zip(after, before[i], strict=True)]
+            assert rewards[i].tolist() == expected, f"game {i}: rewards"
+            over = game.current_player(state) == TERMINAL
+            assert bool(terminated[i]) == over, f"game {i}: terminal flag"
+            if over:
+                finished += 1
+                states[i] = game.new_state()
+                deal_into(states[i], i, first=True)
+            elif game.current_player(state) == CHANCE:  # the match's next deal
+                assert state.phase == Phase.DEAL
+                deal_into(state, i, first=False)
+        plays += batch_size
+    return plays
+
+
+@pytest.mark.parametrize(
+    "opts",
+    [{"variant": "german"}, {"variant": "honeymoon", "episode": "deal"}],
+    ids=["german", "honeymoon-deal"],
+)
+def test_same_game_as_scalar_engine(opts: dict) -> None:
+    assert compare(games=200, batch_size=64, seed=1, **opts) > 0
+
+
+def test_same_honeymoon_match_as_scalar_engine() -> None:
+    assert compare_match(games=40, batch_size=32, seed=1) > 0
 
 
 @pytest.mark.slow
-def test_same_game_as_scalar_engine_10000_games() -> None:
-    assert compare(games=10_000, batch_size=256, seed=2) > 0
+@pytest.mark.parametrize(
+    "opts",
+    [{"variant": "german"}, {"variant": "honeymoon", "episode": "deal"}],
+    ids=["german", "honeymoon-deal"],
+)
+def test_same_game_as_scalar_engine_10000_games(opts: dict) -> None:
+    assert compare(games=10_000, batch_size=256, seed=2, **opts) > 0
+
+
+@pytest.mark.slow
+def test_same_honeymoon_match_as_scalar_engine_10000_games() -> None:
+    assert compare_match(games=10_000, batch_size=512, seed=2) > 0
 
 
 def test_deals_as_arrays_match_deal_dicts() -> None:
@@ -162,11 +241,15 @@ def test_bad_batch_size(bad: object) -> None:
         GermanWhistBatch(bad)  # type: ignore[arg-type]
 
 
-def test_variants() -> None:
-    with pytest.raises(ValueError, match="variant='german' only.*honeymoon"):
-        GermanWhistBatch(4, variant="honeymoon")
+def test_bad_options() -> None:
     with pytest.raises(ValueError, match="variant must be one of"):
         GermanWhistBatch(4, variant="skat")
+    with pytest.raises(ValueError, match="episode must be one of"):
+        GermanWhistBatch(4, variant="honeymoon", episode="rubber")
+    with pytest.raises(ValueError, match="episode='match' needs variant='honeymoon'"):
+        GermanWhistBatch(4, episode="match")
+    with pytest.raises(ValueError, match="match_target"):
+        GermanWhistBatch(4, variant="honeymoon", match_target=0)
 
 
 def test_illegal_action_names_game_and_legal_cards() -> None:
@@ -220,16 +303,18 @@ def test_state_size() -> None:
     assert per_game * 65_536 < 4 * 2**30
 
 
-def test_torch_unpacking_path_matches_numpy_path() -> None:
+@pytest.mark.parametrize("variant", ["german", "honeymoon"])
+def test_torch_unpacking_path_matches_numpy_path(variant: str) -> None:
     """Off CPU the bits are unpacked by torch, on CPU by numpy: the same arrays (the
     torch path is forced here, so a machine without a GPU checks it too)."""
-    a, b = GermanWhistBatch(64, seed=8), GermanWhistBatch(64, seed=8)
+    a, b = (GermanWhistBatch(64, variant=variant, seed=8) for _ in range(2))
     b._cpu = False
+    n = a.num_actions
     pick = torch.Generator().manual_seed(1)
-    for _ in range(60):
+    for _ in range(80):
         assert torch.equal(a.legal_mask(), b.legal_mask())
         for seat in (None, 0, 1):
             assert torch.equal(a.observe(seat), b.observe(seat))
-        actions = (torch.rand(64, 52, generator=pick) + 2 * a.legal_mask()).argmax(1)
+        actions = (torch.rand(64, n, generator=pick) + 2 * a.legal_mask()).argmax(1)
         a.step(actions)
         b.step(actions)
