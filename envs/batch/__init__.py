@@ -2,7 +2,7 @@
 
 The scalar engines (`parlour.envs.german_whist` …) stay the reference; each batched
 engine is tested to play exactly the same game (``tests/test_batch.py``). So far:
-`GermanWhistBatch` (``variant="german"``). See ``docs/batch.md``.
+`GermanWhistBatch` (German Whist and Honeymoon Whist). See ``docs/batch.md``.
 """
 
 from .german_whist import GermanWhistBatch

@@ -1,4 +1,5 @@
-"""German Whist for B games at once, as torch tensors (batch first).
+"""German Whist and Honeymoon Whist for B games at once, as torch tensors (batch
+first).
 
 The rules are those of the scalar engine `parlour.envs.german_whist.rules` (seed
 ``004_d8444d2889c5bb38.txt``, ``docs/games/german_whist.md``); this module only
@@ -8,11 +9,13 @@ operations whatever the games' positions (tricks are resolved for every game and
 with ``torch.where`` where a card followed), so the cost per play falls with B.
 
 State: card sets are int64 bitmasks (bit ``c`` = card ``c`` in pack order, suits S H D
-C, A high to 2 low inside a suit, so a lower id in a suit is a higher card), per game
-or per game and seat. Observations are float32 ``(B, 434)`` in exactly the scalar
-env's layout (`parlour.envs.german_whist.observation`), legal masks bool ``(B, 52)``,
-rewards float32 ``(B, 2)`` (seat 0, seat 1), terminal flags bool ``(B,)``. A finished
-game is dealt again at once from the engine's seeded generator (automatic reset).
+C, A high to 2 low inside a suit, so a lower id in a suit is a higher card; then JKH,
+JKL in Honeymoon), per game or per game and seat. With ``n`` cards (52, or 54),
+observations are float32 ``(B, 8n + 18)`` in exactly the scalar env's layout
+(`parlour.envs.german_whist.observation`), legal masks bool ``(B, n)``, rewards float32
+``(B, 2)`` (seat 0, seat 1; the scalar env's rewards), terminal flags bool ``(B,)``. A
+finished episode is dealt again at once from the engine's seeded generator (automatic
+reset); so is the next deal of a Honeymoon match, inside the episode.
 """
 
 from __future__ import annotations
@@ -63,8 +66,9 @@ class GermanWhistBatch:
 
     Attributes (tensors of the current position, read-only for callers):
         to_play: ``(B,)`` int64, the seat to act in each game (0 or 1).
-        dealer: ``(B,)`` int64. ``cards``: ``(B, 52)`` int64, the deal in the scalar
-        engine's chance order (hand 0, hand 1, stock from the top).
+        dealer: ``(B,)`` int64. ``cards``: ``(B, n)`` int64, the deal in the scalar
+        engine's chance order (hand 0, hand 1, stock from the top). ``match``:
+        ``(B, 2)`` match points (Honeymoon).
 
     Illegal actions raise `IllegalActionError` (a ValueError) naming the first game
     index with an illegal action and its legal cards, before any game is changed.
@@ -275,7 +279,7 @@ class GermanWhistBatch:
         return torch.where(must, follow, hand)
 
     def _unpack(self, bits: torch.Tensor) -> torch.Tensor:
-        """``(B,)`` int64 bitmasks to ``(B, 52)`` bool."""
+        """``(B,)`` int64 bitmasks to ``(B, n)`` bool."""
         if self._cpu:
             # numpy's unpackbits on the same memory: about 3x torch's shift-and-mask
             # on CPU (docs/batch.md has the figures).
