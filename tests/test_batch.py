@@ -250,6 +250,8 @@ def test_bad_options() -> None:
         GermanWhistBatch(4, episode="match")
     with pytest.raises(ValueError, match="match_target"):
         GermanWhistBatch(4, variant="honeymoon", match_target=0)
+    with pytest.raises(ValueError, match="device 'abacus'"):
+        GermanWhistBatch(4, device="abacus")
 
 
 def test_illegal_action_names_game_and_legal_cards() -> None:
@@ -280,8 +282,11 @@ def test_bad_action_shapes(actions: list) -> None:
 def test_bad_deals() -> None:
     batch = GermanWhistBatch(2, seed=0)
     deals = random_deals(np.random.default_rng(0), 2)
+    before = batch.cards.clone(), batch.generator.get_state()
     with pytest.raises(ValueError, match="must give 2 deals, got 1"):
-        batch.reset(deals=deals[:1])
+        batch.reset(seed=3, deals=deals[:1])
+    assert torch.equal(batch.cards, before[0])  # refused before anything changed
+    assert torch.equal(batch.generator.get_state(), before[1])
     broken = [deals[0], {**deals[1], "stock": deals[1]["stock"][:-1]}]
     with pytest.raises(ValueError, match=r"deals\[1\]: .*stock"):
         batch.reset(deals=broken)

@@ -95,7 +95,10 @@ class GermanWhistBatch:
         self.variant, self.episode = variant, rules.episode
         self.match_target = match_target
         self.honeymoon = rules.honeymoon
-        self.device = torch.device(device)
+        try:
+            self.device = torch.device(device)
+        except RuntimeError as err:
+            raise ValueError(f"device {device!r}: {err}") from None
         self._cpu = self.device.type == "cpu"
         # parses forced deals: one deal at a time, so no "later deals random" warning
         self._rules = GermanWhist(variant=variant, episode="deal")
@@ -158,14 +161,16 @@ class GermanWhistBatch:
         gives them. In a Honeymoon match these are the first deals; later ones are
         drawn, the dealer alternating.
         """
+        # Bad deals are refused before the generator or any game changes.
+        forced = None if deals is None else self._parse_deals(deals)
         if seed is not None:
             self.generator.manual_seed(int(seed))
         elif not hasattr(self, "_seeded"):
             self.generator.seed()
         self._seeded = True
         dealer, cards = self._draw_deals(self.batch_size)
-        if deals is not None:
-            forced_dealer, cards = self._parse_deals(deals)
+        if forced is not None:
+            forced_dealer, cards = forced
             dealer = torch.where(forced_dealer >= 0, forced_dealer, dealer)
         self.match.zero_()
         self._start(self._arange_b, dealer, cards)
