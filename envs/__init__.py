@@ -21,8 +21,8 @@ from typing import Any
 from .core.engine import IllegalActionError
 from .core.record import GameRecord
 
-#: the env packages under envs/ that are not games
-_NOT_GAMES = ("core",)
+#: the packages under envs/ that are not games (shared code, the batched engines)
+_NOT_GAMES = ("core", "batch")
 
 
 @functools.cache
