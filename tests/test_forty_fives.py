@@ -1368,7 +1368,10 @@ def test_inert_options_refused(options, message):
     ],
 )
 def test_options_with_an_effect_or_default_accepted(options):
-    envs.make(ENV, **options)
+    game = envs.make(ENV, **options).unwrapped.game
+    for key in ("target", "max_deals"):  # kept as given, not dropped
+        if key in options:
+            assert getattr(game, key) == options[key]
     envs.make(ENV, **envs.game_options(ENV, options))  # every option written out
 
 

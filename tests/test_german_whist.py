@@ -944,7 +944,8 @@ def test_inert_match_target_refused(options: dict) -> None:
     ],
 )
 def test_match_target_default_or_useful_accepted(options: dict) -> None:
-    envs.make(ENV, **options)
+    game = envs.make(ENV, **options).unwrapped.game
+    assert game.match_target == options["match_target"]  # kept, not dropped
     envs.make(ENV, **envs.game_options(ENV, options))  # every option written out
 
 

@@ -941,7 +941,10 @@ def test_inert_options_refused(options, message):
     ],
 )
 def test_options_with_an_effect_or_default_accepted(options):
-    make(**options)
+    game = make(**options).unwrapped.game
+    for key in ("domino_layout", "early_end"):  # kept as given, not dropped
+        if key in options:
+            assert getattr(game, key) == options[key]
     make(**envs.game_options("herzeln_v0", options))  # every option written out
 
 
