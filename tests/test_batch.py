@@ -323,3 +323,13 @@ def test_torch_unpacking_path_matches_numpy_path(variant: str) -> None:
         actions = (torch.rand(64, n, generator=pick) + 2 * a.legal_mask()).argmax(1)
         a.step(actions)
         b.step(actions)
+
+
+def test_engine_registry() -> None:
+    from parlour.envs import batch
+
+    assert set(batch.ENGINES) <= set(envs.names())
+    games = batch.make("german_whist_v0", 3, variant="honeymoon", seed=1)
+    assert isinstance(games, GermanWhistBatch) and games.num_actions == 54
+    with pytest.raises(ValueError, match="has no batched engine"):
+        batch.make("no_such_env_v0", 3)

@@ -1,10 +1,42 @@
 """Batched engines: B games held as torch tensors, all stepped by one set of array ops.
 
 The scalar engines (`parlour.envs.german_whist` …) stay the reference; each batched
-engine is tested to play exactly the same game (``tests/test_batch.py``). So far:
-`GermanWhistBatch` (German Whist and Honeymoon Whist). See ``docs/batch.md``.
+engine is tested to play exactly the same game (``tests/test_batch*.py``). See
+``docs/batch.md``.
+
+Every engine has the same interface, so the benchmark, the vectorised self-play env
+and ``parlour train --backend batch`` work with any of them:
+
+* ``Engine(batch_size, **options, device="cpu", seed=None)``: ``options`` are the
+  scalar env's (same names, defaults and one-line errors); a combination the engine
+  does not cover raises ValueError saying what it covers;
+* ``batch_size``, ``num_players``, ``num_actions``, ``observation_size``, ``device``,
+  ``generator``, ``to_play`` (``(B,)`` int64, the seat to act);
+* ``reset(seed=None, deals=None)``, ``legal_mask()`` (``(B, A)`` bool),
+  ``observe(seat=None)`` (``(B, observation_size)`` float32, the scalar env's
+  observation), ``step(actions)`` → ``(rewards (B, num_players) float32,
+  terminated (B,) bool)`` with automatic reset, ``deal(i)``, ``state_bytes()``.
+
+`ENGINES` maps an env name to its engine; `make` builds one.
 """
+
+from __future__ import annotations
+
+from typing import Any
 
 from .german_whist import GermanWhistBatch
 
-__all__ = ["GermanWhistBatch"]
+ENGINES: dict[str, type] = {
+    "german_whist_v0": GermanWhistBatch,
+}
+
+
+def make(env_name: str, batch_size: int, **options: Any) -> Any:
+    """The batched engine of ``env_name`` (ValueError, one line, if it has none)."""
+    if env_name not in ENGINES:
+        have = ", ".join(sorted(ENGINES))
+        raise ValueError(f"{env_name!r} has no batched engine (batched: {have})")
+    return ENGINES[env_name](batch_size, **options)
+
+
+__all__ = ["ENGINES", "GermanWhistBatch", "make"]
