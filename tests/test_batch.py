@@ -14,12 +14,17 @@ reference: its own tests check it against the seed rule by rule.
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 import torch
 
 from parlour import envs
-from parlour.envs import IllegalActionError
+from parlour.envs import IllegalActionError, batch
 from parlour.envs.batch import GermanWhistBatch
 from parlour.envs.core.cards import FRENCH_52, FRENCH_54, cards_in
 from parlour.envs.core.engine import CHANCE, TERMINAL
@@ -326,10 +331,46 @@ def test_torch_unpacking_path_matches_numpy_path(variant: str) -> None:
 
 
 def test_engine_registry() -> None:
-    from parlour.envs import batch
-
     assert set(batch.ENGINES) <= set(envs.names())
     games = batch.make("german_whist_v0", 3, variant="honeymoon", seed=1)
     assert isinstance(games, GermanWhistBatch) and games.num_actions == 54
     with pytest.raises(ValueError, match="has no batched engine"):
         batch.make("no_such_env_v0", 3)
+
+
+def test_batch_speed_benchmark_writes_rows_for_every_covered_variant(tmp_path) -> None:
+    """benchmarks/batch_speed.py runs every engine of the registry (tiny budget: the
+    figures are not checked, only that the table and the JSON rows are there)."""
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / "batch_speed.py"
+    out = tmp_path / "sub" / "rows.json"
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(script),
+            "--seconds",
+            "0.05",
+            "--repeats",
+            "1",
+            "--sizes",
+            "8",
+            "--variants",
+            "first",
+            "--json",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    rows = json.loads(out.read_text())["rows"]
+    assert {r["env"] for r in rows} == set(batch.ENGINES)
+    assert {r["kind"] for r in rows} == {"scalar", "batch"}
+    assert all(r["card_plays_per_s"] > 0 for r in rows)
+    bad = subprocess.run(
+        [sys.executable, str(script), "--json", str(Path(__file__)) + "/x.json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert bad.returncode == 2 and "is a file, not a directory" in bad.stderr
