@@ -1,18 +1,19 @@
-"""Forty-Fives (and Twenty-Five) for B games at once, as torch tensors (batch first).
+"""Forty-Fives, Twenty-Five, Auction Forty-Fives and 110 for B games at once, as
+torch tensors (batch first).
 
 The rules are those of the scalar engine `parlour.envs.forty_fives.rules` (seed
 ``003_413a098292a99e2d.txt``, ``docs/games/forty_fives.md``); this module only
 re-expresses them as array operations, and ``tests/test_batch_forty_fives.py`` checks
 that both play the same game move by move. Every step costs the same fixed list of
-tensor operations whatever the games' positions: a rob and a card play are both
-computed for every game and kept with ``torch.where``, the trick's best card so far is
+tensor operations whatever the games' positions: a rob and a card play (and, in the
+auction variants, a call, naming trumps and a discard) are all computed for every game
+and kept with ``torch.where`` by phase and action, the trick's best card so far is
 updated at every play, and a finished trick, deal or match is scored for every game and
 kept where it happened.
 
-Covered: ``variant="forty_fives"`` and ``"twenty_five"`` with every option of theirs
-(2..6 players, ``episode`` "match" or "deal", ``target``, ``void_must_trump``,
-``packets``, ``max_deals``). Not covered: the auction variants (``"auction"``,
-``"one_ten"``); asking for one raises ValueError.
+Covered: every variant and option of the scalar env (2..6 players, the four variants,
+``episode``, ``target``, ``void_must_trump``, ``packets``, ``bidder_leads``,
+``thirty_for_sixty``, ``bidder_out_first``, ``max_deals``), with its errors.
 
 State: card sets are int64 bitmasks (bit ``c`` = card ``c`` in pack order: suits S H D
 C, A high to 2 low inside a suit). Observations are float32 ``(B, size)`` in exactly the
@@ -34,23 +35,36 @@ import torch
 from ..core.engine import IllegalActionError
 from ..forty_fives import observation as ff_observation
 from ..forty_fives.rules import FortyFives
+from ..forty_fives.state import Phase
 from ..forty_fives.tables import (
+    BID,
     DECK,
+    DISCARD,
+    DONE,
     HAND_SIZE,
+    HOLD,
+    KITTY,
     NUM_ACTIONS,
+    PASS,
     PLAIN_MASK,
     PROTECTED,
     ROB,
     STOCK,
     STRENGTH,
     TRICK_POINTS,
+    TRUMP,
     TRUMP_BASE,
     TRUMP_MASK,
 )
 
-COVERED = ("forty_fives", "twenty_five")
 WORDS = 3  # 168 actions in three 64-bit words
 BONUS_POINTS = 5
+BIDDING, NAMING, DISCARDING, PLAYING = (
+    int(Phase.BID),
+    int(Phase.TRUMP),
+    int(Phase.DISCARD),
+    int(Phase.PLAY),
+)
 
 
 def _check_batch_size(batch_size: Any) -> int:
@@ -67,14 +81,13 @@ def _col(t: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
 
 
 class FortyFivesBatch:
-    """``batch_size`` games of Forty-Fives (or Twenty-Five) stepped together.
+    """``batch_size`` games of the Forty-Fives family stepped together.
 
     Args:
         batch_size: B, the number of games.
-        players, variant, episode, target, void_must_trump, packets, max_deals: the
-            scalar env's options, same names, defaults and errors; ``variant`` must be
-            ``"forty_fives"`` or ``"twenty_five"`` (the auction options are refused
-            with them, as in the scalar env).
+        players, variant, episode, target, void_must_trump, packets, bidder_leads,
+            thirty_for_sixty, bidder_out_first, max_deals: the scalar env's options,
+            same names, defaults and one-line errors.
         device: a torch device (``"cpu"``, ``"cuda"``); the same code runs on both.
         seed: seeds the generator that deals every game (first dealer and shuffle);
             None draws one from the OS.
@@ -89,7 +102,6 @@ class FortyFivesBatch:
     """
 
     num_actions = NUM_ACTIONS
-    covers = COVERED  # the variants this engine plays
 
     def __init__(
         self,
@@ -121,12 +133,6 @@ class FortyFivesBatch:
             bidder_out_first=bidder_out_first,
             max_deals=max_deals,
         )
-        if rules.variant not in COVERED:
-            raise ValueError(
-                "FortyFivesBatch covers variant='forty_fives' and 'twenty_five' (2-6 "
-                "players, every episode, target, void_must_trump, packets and "
-                f"max_deals), not variant={rules.variant!r}"
-            )
         self.rules = rules
         self.variant, self.episode = rules.variant, rules.episode
         self.target, self.max_deals = rules.target, rules.max_deals
@@ -138,7 +144,9 @@ class FortyFivesBatch:
             raise ValueError(f"device {device!r}: {err}") from None
         self._cpu = self.device.type == "cpu"
         # parses forced deals one at a time (no "later deals random" warning)
-        self._parser = FortyFives(players=players, episode="deal", packets=packets)
+        self._parser = FortyFives(
+            players=players, variant=variant, episode="deal", packets=packets
+        )
         self.num_players = n = rules.num_players
         self.num_sides = T = rules.num_teams
         self.observation_size = rules.observation_size
@@ -177,6 +185,16 @@ class FortyFivesBatch:
             for row in dest
         )
         self._turned_pos = self._stock_pos[0]  # "deckt die oberste Karte auf"
+        self._kitty_pos = [i for i, w in enumerate(dest[0]) if w == KITTY]
+        self._stock_start = self._stock_pos[0]
+        assert self._stock_pos == list(range(self._stock_start, DECK.size))
+        self.auction = rules.auction
+        self.bidder_leads = rules.bidder_leads
+        self.thirty_for_sixty = rules.thirty_for_sixty
+        self.bidder_out_first = rules.bidder_out_first
+        self.cap = rules.cap
+        # the refill's ``j``-th card from the top: deal position stock[stock_pos + j]
+        self._draw_j = torch.arange(HAND_SIZE, device=dev)
 
         def zeros(*shape: int) -> torch.Tensor:
             return torch.zeros(B, *shape, device=dev, dtype=i64)
@@ -206,6 +224,20 @@ class FortyFivesBatch:
         self.scores = zeros(T)
         self.deal_gain = zeros(T)
         self.deal_no = zeros()
+        self.phase = zeros()  # BIDDING, TRUMP, DISCARD or PLAY
+        # the auction (constant in the other variants)
+        self.kitty = zeros()
+        self.stock_pos = zeros()  # cards drawn from the stock (refills)
+        self.bid_high = zeros()  # 0, 15, 20, 25 or 30
+        self.bid_winner = zeros()  # -1: nobody has bid
+        self.passed = zeros()  # bit s: seat s has passed
+        self.bid_levels = zeros(n)  # bit k: the seat bid level k
+        self.held = zeros()  # times the dealer held
+        self.bidder = zeros()  # -1 until the auction ends
+        self.contract = zeros()
+        self.discard_pos = zeros()  # how many seats have finished discarding
+        self.discards = zeros(n)
+        self.drawn = zeros(n)
         self.reset(seed=seed)
 
     def __repr__(self) -> str:
@@ -317,24 +349,40 @@ class FortyFivesBatch:
         self.cards[idx] = cards
         self.dealer[idx] = dealer
         self.hands[idx] = hands
-        # "Den Rest legt er verdeckt ab und deckt die oberste Karte auf. Ihre Farbe
-        # ist … Trumpf."
-        turned = cards[:, self._turned_pos]
-        trump = self._suit_of[turned]
-        self.turned[idx] = turned
-        self.trump[idx] = trump
-        self.trump_mask[idx] = self._trump_mask[trump]
-        # "Wer das Trumpf-Ass hat, darf rauben … Ist die aufgedeckte Karte selbst ein
-        # Ass, darf der Geber sie auf dieselbe Weise rauben." (The ace is rank 0.)
-        ace = self._one << (trump * 13)
-        holds = (hands & ace[:, None]) != 0
-        holder = torch.where(holds.any(1), holds.long().argmax(1), -1)
-        self.rob_seat[idx] = torch.where(self._rank_of[turned] == 0, dealer, holder)
-        self.robbed_by[idx] = -1
-        # "Der linke Nachbar des Gebers spielt zum ersten Stich aus"
         first = (dealer + 1) % n
         self.leader[idx] = first
         self.to_play[idx] = first
+        self.robbed_by[idx] = -1
+        if self.auction:
+            # "Nach dem Geben bietet man …": no turned card and no robbing; eldest
+            # bids first.
+            self.kitty[idx] = bits[:, self._kitty_pos].sum(1)
+            self.phase[idx] = BIDDING
+            for t in (self.trump, self.turned, self.rob_seat, self.bid_winner):
+                t[idx] = -1
+            self.bidder[idx] = -1
+            for t in (self.trump_mask, self.stock_pos, self.bid_high, self.passed):
+                t[idx] = 0
+            for t in (self.held, self.contract, self.discard_pos):
+                t[idx] = 0
+            for t in (self.bid_levels, self.discards, self.drawn):
+                t[idx] = 0
+        else:
+            # "Den Rest legt er verdeckt ab und deckt die oberste Karte auf. Ihre
+            # Farbe ist … Trumpf."
+            turned = cards[:, self._turned_pos]
+            trump = self._suit_of[turned]
+            self.phase[idx] = PLAYING
+            self.turned[idx] = turned
+            self.trump[idx] = trump
+            self.trump_mask[idx] = self._trump_mask[trump]
+            # "Wer das Trumpf-Ass hat, darf rauben … Ist die aufgedeckte Karte selbst
+            # ein Ass, darf der Geber sie auf dieselbe Weise rauben." (Ace: rank 0.)
+            ace = self._one << (trump * 13)
+            holds = (hands & ace[:, None]) != 0
+            holder = torch.where(holds.any(1), holds.long().argmax(1), -1)
+            self.rob_seat[idx] = torch.where(self._rank_of[turned] == 0, dealer, holder)
+        # "Der linke Nachbar des Gebers spielt zum ersten Stich aus" (base game)
         for t in (self.played_by, self.put_away, self.tricks_won, self.deal_points):
             t[idx] = 0
         for t in (self.trick, self.in_trick, self.best, self.best_seat, self.trick_no):
@@ -358,7 +406,9 @@ class FortyFivesBatch:
                 [name(cards[i]) for i in row] for row in self._hand_pos[dealer].tolist()
             ],
             "stock": [name(cards[i]) for i in self._stock_pos],
-        }
+        } | (
+            {"kitty": [name(cards[i]) for i in self._kitty_pos]} if self.auction else {}
+        )
 
     # --- legal actions ----------------------------------------------------------------
     def _legal_cards(self) -> torch.Tensor:
@@ -372,11 +422,12 @@ class FortyFivesBatch:
         # "Trumpf wird ausgespielt: Du musst Trumpf zugeben … Trumpf-5, Trumpf-Bube und
         # A♥ darfst du behalten … Sind sie deine einzigen Trümpfe, darfst du
         # stattdessen eine beliebige Karte legen."
-        protected = self._protected[self.trump * 52 + lead]
+        trump = self.trump.clamp(min=0)  # -1 (not yet named) only off PLAY
+        protected = self._protected[trump * 52 + lead]
         on_trump = torch.where((trumps & ~protected) != 0, trumps, hand)
         # "Nicht-Trumpf wird ausgespielt: Du musst bedienen … oder trumpfen"; void:
         # trump if void_must_trump, else anything.
-        follow = hand & self._plain[self.trump * 4 + self._suit_of[lead]]
+        follow = hand & self._plain[trump * 4 + self._suit_of[lead]]
         void = trumps if self.void_must_trump else torch.zeros_like(trumps)
         on_plain = torch.where(
             follow != 0, follow | trumps, torch.where(void != 0, void, hand)
@@ -394,7 +445,56 @@ class FortyFivesBatch:
         low = rob & ((1 << (64 - ROB)) - 1)  # the rob bits that fit in word 0
         w0 = cards | low << ROB
         w1 = rob >> (64 - ROB)
-        return torch.stack([w0, w1, torch.zeros_like(w0)], dim=1)
+        w2 = torch.zeros_like(w0)
+        if self.auction:
+            w0, w1, w2 = self._auction_words(w0, w1, w2)
+        return torch.stack([w0, w1, w2], dim=1)
+
+    def _auction_words(
+        self, w0: torch.Tensor, w1: torch.Tensor, w2: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """The legal-action words in the auction's phases (PASS is bit 41 of word 1,
+        the bids 42-45, HOLD 46, the trumps 47-50, discard:c 51 + c, DONE bit 39 of
+        word 2)."""
+        phase, p = self.phase, self.to_play
+        # bids above the high one: "bietet man 15, 20, 25 oder 30 Punkte"
+        raises = (15 << (self.bid_high // 5 - 2).clamp(min=0)) & 15
+        dealer = p == self.dealer
+        # "passen alle, muss der Geber 15 spielen": no pass then; once there is a
+        # bid, the dealer may also hold (take it at the high bid).
+        may_pass = ~dealer | (self.bid_high > 0)
+        bid = (
+            may_pass.long() << (PASS - 64)
+            | raises << (BID - 64)
+            | (dealer & (self.bid_high > 0)).long() << (HOLD - 64)
+        )
+        hand = _col(self.hands, p)
+        count = self._hand_count(p)
+        # never more discards than the stock can replace (rules-notes §1.3)
+        left = self.stock_size - self.stock_pos
+        may_discard = count - 1 + left >= HAND_SIZE
+        d_hand = torch.where(may_discard, hand, 0)
+        d1 = (d_hand & ((1 << (128 - DISCARD)) - 1)) << (DISCARD - 64)
+        d2 = d_hand >> (128 - DISCARD) | (count <= HAND_SIZE).long() << (DONE - 128)
+        in_play = phase == PLAYING
+        w0 = torch.where(in_play, w0, 0)
+        w1 = torch.where(
+            in_play,
+            w1,
+            torch.where(
+                phase == BIDDING,
+                bid,
+                torch.where(phase == NAMING, 15 << (TRUMP - 64), d1),
+            ),
+        )
+        w2 = torch.where(phase == DISCARDING, d2, w2)
+        return w0, w1, w2
+
+    def _hand_count(self, p: torch.Tensor) -> torch.Tensor:
+        """Cards in seat ``p``'s hand while discarding: 5, the bidder 8 (with the
+        kitty), less his discards."""
+        extra = torch.where(p == self.bidder, 3, 0)
+        return HAND_SIZE + extra - _col(self.discards, p)
 
     def _unpack(self, words: torch.Tensor, count: int) -> torch.Tensor:
         """``(B, k)`` int64 words to ``(B, count)`` bool (bit ``j`` of word ``w`` is
@@ -441,9 +541,17 @@ class FortyFivesBatch:
         p = self.to_play
         rob = ac >= ROB
         play = ~rob
+        sel = self._seats == p[:, None]  # (B, n): the mover's column
+        if self.auction:
+            # The auction's moves change nothing the card play below reads; that
+            # play is kept only where the game was in PLAY.
+            in_play = self.phase == PLAYING
+            self._auction_step(ac, p, sel)
+            rob, play = rob & in_play, play & in_play
+            sel = sel & in_play[:, None]
+            ac = torch.where(in_play, ac, 0)
         card = torch.where(rob, ac - ROB, ac)
         bit = self._one << card
-        sel = self._seats == p[:, None]  # (B, n): the mover's column
         # "eine beliebige Karte aus der Hand gegen die aufgedeckte Karte tauschen. Die
         # unerwünschte Karte kommt verdeckt unter den Stapel."
         gain = torch.where(rob, self._one << self.turned, 0)
@@ -465,17 +573,21 @@ class FortyFivesBatch:
         lead = torch.where(leading, card, self.lead)
         tm = self.trump_mask
         lead_trump = ((self._one << lead) & tm) != 0
+        trump = self.trump.clamp(min=0)
         follow = torch.where(
-            lead_trump, tm, self._plain[self.trump * 4 + self._suit_of[lead]]
+            lead_trump, tm, self._plain[trump * 4 + self._suit_of[lead]]
         )
-        strength = self._strength[self.trump * 52 + card]
+        strength = self._strength[trump * 52 + card]
         counts = leading | ((bit & (tm | follow)) != 0)
         better = play & counts & (leading | (strength > self.best))
         self.best = torch.where(better, strength, self.best)
         self.best_seat = torch.where(better, p, self.best_seat)
         self.lead = torch.where(play, lead, self.lead)
         self.in_trick = self.in_trick + play
-        self.to_play = torch.where(rob, p, (p + 1) % n)
+        moved = (p + 1) % n
+        if self.auction:
+            moved = torch.where(play, moved, self.to_play)
+        self.to_play = torch.where(rob, p, moved)
 
         # The trick is complete: "danach jeweils der Gewinner des letzten Stichs".
         done_trick = self.in_trick == n
@@ -497,6 +609,84 @@ class FortyFivesBatch:
         self.to_play = torch.where(done_trick, winner, self.to_play)
         return self._score(done_trick, side)
 
+    def _auction_step(
+        self, a: torch.Tensor, p: torch.Tensor, sel: torch.Tensor
+    ) -> None:
+        """Bids, naming trumps and discards, for the games in those phases."""
+        n, phase = self.num_players, self.phase
+        one = self._one
+        # --- bidding: a pass is final; a bid raises; the dealer's hold takes the
+        # high bid.
+        bidding = phase == BIDDING
+        is_pass = bidding & (a == PASS)
+        is_hold = bidding & (a == HOLD)
+        is_bid = bidding & (a >= BID) & (a < HOLD)
+        level = (a - BID).clamp(0, 3)
+        self.passed = self.passed | torch.where(is_pass, one << p, 0)
+        self.bid_winner = torch.where(is_hold | is_bid, p, self.bid_winner)
+        self.held = self.held + is_hold
+        self.bid_high = torch.where(is_bid, 15 + 5 * level, self.bid_high)
+        self.bid_levels = self.bid_levels | torch.where(
+            sel & is_bid[:, None], (one << level)[:, None], 0
+        )
+        active = ((self.passed[:, None] >> self._seats) & 1) == 0  # (B, n)
+        alone = active.sum(1) == 1
+        won = bidding & alone & (active.long().argmax(1) == self.bid_winner)
+        # "Wer das Höchstgebot hat, bestimmt den Trumpf"
+        self.bidder = torch.where(won, self.bid_winner, self.bidder)
+        self.contract = torch.where(won, self.bid_high, self.contract)
+        # the next seat to the left that has not passed
+        later = (p[:, None] + 1 + self._seats) % n  # (B, n): seats after p in turn
+        free = ((self.passed[:, None] >> later) & 1) == 0
+        nxt = _col(later, free.long().argmax(1))
+        to_play = torch.where(bidding, torch.where(won, self.bid_winner, nxt), p)
+        phase_next = torch.where(won, NAMING, phase)
+        # --- naming trumps: the bidder "nimmt eine Kitty aus 3 zusätzlich verdeckt
+        # gegebenen Karten auf"; then everyone discards in turn from the dealer's
+        # left.
+        naming = phase == NAMING
+        suit = (a - TRUMP).clamp(0, 3)
+        self.trump = torch.where(naming, suit, self.trump)
+        self.trump_mask = torch.where(naming, self._trump_mask[suit], self.trump_mask)
+        take = naming[:, None] & (self._seats == self.bidder[:, None])
+        self.hands = self.hands | torch.where(take, self.kitty[:, None], 0)
+        self.kitty = torch.where(naming, 0, self.kitty)
+        first = (self.dealer + 1) % n
+        to_play = torch.where(naming, first, to_play)
+        phase_next = torch.where(naming, DISCARDING, phase_next)
+        # --- discarding: one card at a time, then "done" and the refill: "der Geber
+        # füllt alle Hände vom Stapel auf 5 Karten auf".
+        discarding = phase == DISCARDING
+        done = discarding & (a == DONE)
+        drop = discarding & ~done
+        dbit = one << (a - DISCARD).clamp(0, 51)
+        mine = sel & drop[:, None]
+        self.hands = torch.where(mine, self.hands ^ dbit[:, None], self.hands)
+        self.put_away = self.put_away | torch.where(mine, dbit[:, None], 0)
+        self.discards = self.discards + mine
+        need = torch.where(done, HAND_SIZE - self._hand_count(p), 0)
+        at = (self._stock_start + self.stock_pos[:, None] + self._draw_j).clamp(max=51)
+        draw = (one << self.cards.gather(1, at)) * (self._draw_j < need[:, None])
+        self.hands = self.hands | torch.where(sel, draw.sum(1)[:, None], 0)
+        self.stock_pos = self.stock_pos + need
+        self.drawn = torch.where(sel & done[:, None], need[:, None], self.drawn)
+        self.discard_pos = self.discard_pos + done
+        all_done = done & (self.discard_pos == n)
+        # "Der Bieter spielt aus." (bidder_leads=False: the player on his left)
+        leader = self.bidder if self.bidder_leads else (self.bidder + 1) % n
+        self.leader = torch.where(all_done, leader, self.leader)
+        to_play = torch.where(
+            discarding,
+            torch.where(
+                all_done,
+                leader,
+                torch.where(done, (self.dealer + 1 + self.discard_pos) % n, p),
+            ),
+            to_play,
+        )
+        self.phase = torch.where(all_done, PLAYING, phase_next)
+        self.to_play = to_play
+
     def _score(
         self, done_trick: torch.Tensor, side: torch.Tensor
     ) -> tuple[torch.Tensor, torch.Tensor]:
@@ -517,7 +707,10 @@ class FortyFivesBatch:
             # "Der Stich mit dem höchsten Trumpf … bringt 5 Punkte extra." "Legt im
             # ganzen Spiel niemand einen Trumpf, gibt es keinen Bonus"
             bonus = (self._sides == self.bonus_team[:, None]) * BONUS_POINTS
-            gain = torch.where(deal_over[:, None], self.deal_points + bonus, 0)
+            gain = self.deal_points + bonus
+            if self.auction:
+                gain = self._auction_gains(gain)
+            gain = torch.where(deal_over[:, None], gain, 0)
             self.scores = self.scores + gain
             self.deal_gain = self.deal_gain + gain
         self.deal_no = self.deal_no + deal_over
@@ -541,6 +734,12 @@ class FortyFivesBatch:
             winner = torch.where(
                 settled, torch.where(alone, leaders.long().argmax(1), -1), winner
             )
+            if self.auction and self.bidder_out_first:
+                # Hoyle: the bidding side "counts out first"
+                bidding = self._team_of[self.bidder.clamp(min=0)]
+                out = deal_over & (_col(self.scores, bidding) >= self.target)
+                settled = settled | out
+                winner = torch.where(out, bidding, winner)
             done = out25 | settled
             lose = -1.0 / (T - 1)
             mine = self._team_of[None, :] == winner[:, None]  # (B, n)
@@ -555,6 +754,27 @@ class FortyFivesBatch:
             dealer = torch.where(new, dealer, (self.dealer[idx] + 1) % self.num_players)
             self._start(idx, dealer, cards, new)
         return rewards, done
+
+    def _auction_gains(self, taken: torch.Tensor) -> torch.Tensor:
+        """``(B, T)`` score changes of an auction deal from the points ``taken``,
+        the 110 cap applied."""
+        side = self._team_of[self.bidder.clamp(min=0)]
+        col = self._sides == side[:, None]
+        mine = _col(taken, side)
+        contract = self.contract
+        # "erreicht die Partei des Bieters ihr Gebot nicht, wird es stattdessen
+        # abgezogen"; Hoyle's option: a made 30 counts 60.
+        made = mine
+        if self.thirty_for_sixty:
+            made = torch.where(contract == 30, 60, mine)
+        bid_gain = torch.where(mine >= contract, made, -contract)
+        gain = torch.where(col, bid_gain[:, None], taken)
+        if self.cap is not None:
+            # "über 105 kommt nur, wer gerade Bieter ist": the others stop at 105.
+            old = self.scores
+            capped = torch.minimum(old + gain, old.clamp(min=self.cap)) - old
+            gain = torch.where(col, gain, capped)
+        return gain
 
     def _raise_illegal(
         self, a: torch.Tensor, words: torch.Tensor, bad: torch.Tensor
@@ -597,39 +817,79 @@ class FortyFivesBatch:
             return (x - p) % n
 
         to_act = self.to_play == p
-        # Phase PLAY (the only one of these variants a player sees): its flag, the
-        # leader, "I may rob now" (only in the robber's own vector).
-        flags = (
-            (one << self.trump)
-            | one << 8
-            | one << (9 + n + relative(self.leader))
-            | one << (9 + relative(self.dealer))
+        phase = self.phase
+        in_play = phase == PLAYING
+        lo = (
+            one << 9 + relative(self.dealer)
             | torch.where(to_act & (self.rob_seat == p), one << 4, 0)
             | torch.where(
                 self.robbed_by >= 0, one << (9 + 2 * n + relative(self.robbed_by)), 0
             )
         )
-        # "I am to act" and the bonus side lie past bit 63 of the flags with 5 or 6
-        # players: a second block takes them there.
-        bonus = lay.bonus - F + _col(self._side_rel[p], self.bonus_team.clamp(min=0))
-        far = ((lay.to_act - F, to_act), (bonus, self.bonus_team >= 0))
-        if lay.nbits - F <= 64:
-            for pos, cond in far:
-                flags = flags | torch.where(cond, one << pos, 0)
-            flag_blocks = [flags]
+        if self.auction:
+            lo = (
+                lo
+                | torch.where(self.trump >= 0, one << self.trump.clamp(min=0), 0)
+                # the phase flags F+5 .. F+8: bidding, naming trumps, discarding, play
+                | one << torch.where(in_play, 8, phase + 3)
+                | torch.where(in_play, one << (9 + n + relative(self.leader)), 0)
+            )
         else:
-            high = torch.zeros_like(flags)
-            for pos, cond in far:
-                b = one << (torch.as_tensor(pos, device=self.device) & 63)
-                flags = flags | torch.where(cond & (pos < 64), b, 0)
-                high = high | torch.where(cond & (pos >= 64), b, 0)
-            flag_blocks = [flags, high]
+            leader = one << 9 + n + relative(self.leader)
+            lo = lo | one << self.trump | one << 8 | leader
+        # Flags that may lie past bit 63 (with 5 or 6 players): (value, bit, width).
+        far = [
+            (to_act.long(), lay.to_act - F, 1),
+            (
+                (self.bonus_team >= 0).long(),
+                lay.bonus - F + _col(self._side_rel[p], self.bonus_team.clamp(min=0)),
+                1,
+            ),
+        ]
+        if self.auction:
+            # The auction's public facts (all zero before the first call).
+            has_bidder = (self.bidder >= 0).long()
+            passed = (self.passed[:, None] >> seats) & 1  # (B, n), my order
+            levels = self.bid_levels.gather(1, seats)
+            far += [
+                (has_bidder, lay.bidder - F + relative(self.bidder), 1),
+                (has_bidder, lay.contract - F + (self.contract // 5 - 3).clamp(0), 1),
+                (
+                    ((phase == BIDDING) & (self.bid_winner >= 0)).long(),
+                    lay.high - F + relative(self.bid_winner),
+                    1,
+                ),
+                ((passed << self._seats).sum(1), lay.passed - F, n),
+                ((levels << 4 * self._seats).sum(1), lay.levels - F, 4 * n),
+                ((self.held > 0).long(), lay.held - F, 1),
+                (
+                    (self.bid_high > 0).long(),
+                    lay.high_bid - F + (self.bid_high // 5 - 3).clamp(0),
+                    1,
+                ),
+            ]
+        two = lay.nbits - F > 64
+        hi = torch.zeros_like(lo)
+        for value, pos, _width in far:
+            if not two:
+                lo = lo | value << pos
+                continue
+            pos = torch.as_tensor(pos, device=self.device)
+            lo = lo | torch.where(pos < 64, value << pos.clamp(max=63), 0)
+            hi = hi | torch.where(
+                pos >= 64,
+                value << (pos - 64).clamp(0, 63),
+                value >> (64 - pos).clamp(0, 63),
+            )
+        flag_blocks = [lo, hi] if two else [lo]
         blocks = torch.cat(
             [
                 _col(self.hands, p)[:, None],
                 self.played_by.gather(1, seats),
                 self.trick[:, None],
-                (one << self.turned)[:, None],
+                torch.where(self.turned >= 0, one << self.turned.clamp(min=0), 0)[
+                    :, None
+                ],
                 _col(self.put_away, p)[:, None],
                 torch.stack(flag_blocks, 1),
             ],
@@ -662,8 +922,16 @@ class FortyFivesBatch:
         out[:, s : s + T] = ((scores + target) / (2 * target)).clamp(0.0, 1.0)
         out[:, s + T : s + 2 * T] = points / 30
         out[:, s + 2 * T : s + 2 * T + n] = tricks / 5
-        out[:, s + 2 * T + n : s + 2 * T + 3 * n] = 0.0  # discards, draws: auction
-        out[:, s + 2 * T + 3 * n] = self.stock_size / 52
+        if self.auction:
+            discards = self.discards.gather(1, seats).double()
+            drawn = self.drawn.gather(1, seats).double()
+            out[:, s + 2 * T + n : s + 2 * T + 2 * n] = discards / 8
+            out[:, s + 2 * T + 2 * n : s + 2 * T + 3 * n] = drawn / 5
+            left = (self.stock_size - self.stock_pos).double()
+            out[:, s + 2 * T + 3 * n] = left / 52
+        else:
+            out[:, s + 2 * T + n : s + 2 * T + 3 * n] = 0.0
+            out[:, s + 2 * T + 3 * n] = self.stock_size / 52
         deals = self.deal_no.double() / self.max_deals
         out[:, s + 2 * T + 3 * n + 1] = deals.clamp(max=1.0)
         return out
