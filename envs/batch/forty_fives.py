@@ -937,33 +937,18 @@ class FortyFivesBatch:
         return out
 
     def state_bytes(self) -> int:
-        """Bytes of game state per game (the tensors `step` reads and writes)."""
-        tensors = (
-            self.cards,
-            self.dealer,
-            self.hands,
-            self.played_by,
-            self.put_away,
-            self.tricks_won,
-            self.trick,
-            self.lead,
-            self.in_trick,
-            self.best,
-            self.best_seat,
-            self.leader,
-            self.to_play,
-            self.trump,
-            self.trump_mask,
-            self.turned,
-            self.rob_seat,
-            self.robbed_by,
-            self.trick_no,
-            self.deal_points,
-            self.best_trump,
-            self.bonus_team,
-            self.scores,
-            self.deal_gain,
-            self.deal_no,
-        )
+        """Bytes of game state per game (the tensors `step` reads and writes; the
+        auction's are kept, constant, in every variant)."""
+        tensors = [getattr(self, name) for name in _STATE]
         total = sum(t.element_size() * t.nelement() for t in tensors)
         return total // self.batch_size
+
+
+#: the per-game tensors (`FortyFivesBatch.state_bytes`)
+_STATE = (
+    "cards dealer hands played_by put_away tricks_won trick lead in_trick best "
+    "best_seat leader to_play trump trump_mask turned rob_seat robbed_by trick_no "
+    "deal_points best_trump bonus_team scores deal_gain deal_no phase kitty stock_pos "
+    "bid_high bid_winner passed bid_levels held bidder contract discard_pos discards "
+    "drawn"
+).split()
