@@ -159,8 +159,10 @@ class FortyFivesBatch:
             return torch.tensor(x, device=dev, dtype=i64)
 
         self.generator = torch.Generator(device=dev)
+        self._words: torch.Tensor | None = None  # legal_mask's, until the next move
         self._one = torch.ones((), device=dev, dtype=i64)
         self._seats = torch.arange(n, device=dev)
+        self._rot = table([[(q + k) % n for k in range(n)] for q in range(n)])
         self._sides = torch.arange(T, device=dev)
         self._arange_b = torch.arange(B, device=dev)
         self._suit_of = table(DECK.suit)
@@ -341,15 +343,16 @@ class FortyFivesBatch:
     ) -> None:
         """Games ``idx`` start a deal (``dealer``, ``cards`` in deal order); where
         ``new_episode``, a new match too (scores and deal count back to 0)."""
+        self._words = None
         k, n = idx.numel(), self.num_players
         bits = self._one << cards
-        pos = self._hand_pos[dealer].view(k, n * HAND_SIZE)
+        pos = self._hand_pos.index_select(0, dealer).view(k, n * HAND_SIZE)
         # distinct bits: the sum is the union
         hands = bits.gather(1, pos).view(k, n, HAND_SIZE).sum(2)
         self.cards[idx] = cards
         self.dealer[idx] = dealer
         self.hands[idx] = hands
-        first = (dealer + 1) % n
+        first = self._mod(dealer + 1)
         self.leader[idx] = first
         self.to_play[idx] = first
         self.robbed_by[idx] = -1
@@ -371,17 +374,19 @@ class FortyFivesBatch:
             # "Den Rest legt er verdeckt ab und deckt die oberste Karte auf. Ihre
             # Farbe ist … Trumpf."
             turned = cards[:, self._turned_pos]
-            trump = self._suit_of[turned]
+            trump = self._suit_of.index_select(0, turned)
             self.phase[idx] = PLAYING
             self.turned[idx] = turned
             self.trump[idx] = trump
-            self.trump_mask[idx] = self._trump_mask[trump]
+            self.trump_mask[idx] = self._trump_mask.index_select(0, trump)
             # "Wer das Trumpf-Ass hat, darf rauben … Ist die aufgedeckte Karte selbst
             # ein Ass, darf der Geber sie auf dieselbe Weise rauben." (Ace: rank 0.)
             ace = self._one << (trump * 13)
             holds = (hands & ace[:, None]) != 0
             holder = torch.where(holds.any(1), holds.long().argmax(1), -1)
-            self.rob_seat[idx] = torch.where(self._rank_of[turned] == 0, dealer, holder)
+            self.rob_seat[idx] = torch.where(
+                self._rank_of.index_select(0, turned) == 0, dealer, holder
+            )
         # "Der linke Nachbar des Gebers spielt zum ersten Stich aus" (base game)
         for t in (self.played_by, self.put_away, self.tricks_won, self.deal_points):
             t[idx] = 0
@@ -410,6 +415,11 @@ class FortyFivesBatch:
             {"kitty": [name(cards[i]) for i in self._kitty_pos]} if self.auction else {}
         )
 
+    def _mod(self, x: torch.Tensor) -> torch.Tensor:
+        """``x % players`` (a mask when the count is a power of two: faster)."""
+        n = self.num_players
+        return x & (n - 1) if n & (n - 1) == 0 else x % n
+
     # --- legal actions ----------------------------------------------------------------
     def _legal_cards(self) -> torch.Tensor:
         """``(B,)`` bitmask of the cards the player to act may play."""
@@ -423,11 +433,13 @@ class FortyFivesBatch:
         # A♥ darfst du behalten … Sind sie deine einzigen Trümpfe, darfst du
         # stattdessen eine beliebige Karte legen."
         trump = self.trump.clamp(min=0)  # -1 (not yet named) only off PLAY
-        protected = self._protected[trump * 52 + lead]
+        protected = self._protected.index_select(0, trump * 52 + lead)
         on_trump = torch.where((trumps & ~protected) != 0, trumps, hand)
         # "Nicht-Trumpf wird ausgespielt: Du musst bedienen … oder trumpfen"; void:
         # trump if void_must_trump, else anything.
-        follow = hand & self._plain[trump * 4 + self._suit_of[lead]]
+        follow = hand & self._plain.index_select(
+            0, trump * 4 + self._suit_of.index_select(0, lead)
+        )
         void = trumps if self.void_must_trump else torch.zeros_like(trumps)
         on_plain = torch.where(
             follow != 0, follow | trumps, torch.where(void != 0, void, hand)
@@ -511,7 +523,9 @@ class FortyFivesBatch:
 
     def legal_mask(self) -> torch.Tensor:
         """``(B, 168)`` bool: the legal actions of the player to act in each game."""
-        return self._unpack(self._legal_words(), NUM_ACTIONS)
+        # kept for `step`'s check: a trainer asks for the mask before every step
+        self._words = self._legal_words()
+        return self._unpack(self._words, NUM_ACTIONS)
 
     # --- play -------------------------------------------------------------------------
     def step(self, actions: Any) -> tuple[torch.Tensor, torch.Tensor]:
@@ -529,7 +543,8 @@ class FortyFivesBatch:
                 f"({self.batch_size},)), got {a.dtype} of shape {tuple(a.shape)}"
             )
         a = a.to(torch.int64)
-        words = self._legal_words()
+        words = self._legal_words() if self._words is None else self._words
+        self._words = None  # the position changes below
         inside = (a >= 0) & (a < NUM_ACTIONS)
         ac = a.clamp(0, NUM_ACTIONS - 1)
         ok = ((_col(words, ac >> 6) >> (ac & 63)) & 1) != 0
@@ -575,16 +590,20 @@ class FortyFivesBatch:
         lead_trump = ((self._one << lead) & tm) != 0
         trump = self.trump.clamp(min=0)
         follow = torch.where(
-            lead_trump, tm, self._plain[trump * 4 + self._suit_of[lead]]
+            lead_trump,
+            tm,
+            self._plain.index_select(
+                0, trump * 4 + self._suit_of.index_select(0, lead)
+            ),
         )
-        strength = self._strength[trump * 52 + card]
+        strength = self._strength.index_select(0, trump * 52 + card)
         counts = leading | ((bit & (tm | follow)) != 0)
         better = play & counts & (leading | (strength > self.best))
         self.best = torch.where(better, strength, self.best)
         self.best_seat = torch.where(better, p, self.best_seat)
         self.lead = torch.where(play, lead, self.lead)
         self.in_trick = self.in_trick + play
-        moved = (p + 1) % n
+        moved = self._mod(p + 1)
         if self.auction:
             moved = torch.where(play, moved, self.to_play)
         self.to_play = torch.where(rob, p, moved)
@@ -592,7 +611,7 @@ class FortyFivesBatch:
         # The trick is complete: "danach jeweils der Gewinner des letzten Stichs".
         done_trick = self.in_trick == n
         winner = self.best_seat
-        team = self._team_of[winner]
+        team = self._team_of.index_select(0, winner)
         won = (self._seats == winner[:, None]) & done_trick[:, None]
         self.tricks_won = self.tricks_won + won
         side = (self._sides == team[:, None]) & done_trick[:, None]  # (B, T)
@@ -636,7 +655,7 @@ class FortyFivesBatch:
         self.bidder = torch.where(won, self.bid_winner, self.bidder)
         self.contract = torch.where(won, self.bid_high, self.contract)
         # the next seat to the left that has not passed
-        later = (p[:, None] + 1 + self._seats) % n  # (B, n): seats after p in turn
+        later = self._rot.index_select(0, self._mod(p + 1))  # (B, n): seats after p
         free = ((self.passed[:, None] >> later) & 1) == 0
         nxt = _col(later, free.long().argmax(1))
         to_play = torch.where(bidding, torch.where(won, self.bid_winner, nxt), p)
@@ -647,11 +666,13 @@ class FortyFivesBatch:
         naming = phase == NAMING
         suit = (a - TRUMP).clamp(0, 3)
         self.trump = torch.where(naming, suit, self.trump)
-        self.trump_mask = torch.where(naming, self._trump_mask[suit], self.trump_mask)
+        self.trump_mask = torch.where(
+            naming, self._trump_mask.index_select(0, suit), self.trump_mask
+        )
         take = naming[:, None] & (self._seats == self.bidder[:, None])
         self.hands = self.hands | torch.where(take, self.kitty[:, None], 0)
         self.kitty = torch.where(naming, 0, self.kitty)
-        first = (self.dealer + 1) % n
+        first = self._mod(self.dealer + 1)
         to_play = torch.where(naming, first, to_play)
         phase_next = torch.where(naming, DISCARDING, phase_next)
         # --- discarding: one card at a time, then "done" and the refill: "der Geber
@@ -673,14 +694,14 @@ class FortyFivesBatch:
         self.discard_pos = self.discard_pos + done
         all_done = done & (self.discard_pos == n)
         # "Der Bieter spielt aus." (bidder_leads=False: the player on his left)
-        leader = self.bidder if self.bidder_leads else (self.bidder + 1) % n
+        leader = self.bidder if self.bidder_leads else self._mod(self.bidder + 1)
         self.leader = torch.where(all_done, leader, self.leader)
         to_play = torch.where(
             discarding,
             torch.where(
                 all_done,
                 leader,
-                torch.where(done, (self.dealer + 1 + self.discard_pos) % n, p),
+                torch.where(done, self._mod(self.dealer + 1 + self.discard_pos), p),
             ),
             to_play,
         )
@@ -736,7 +757,7 @@ class FortyFivesBatch:
             )
             if self.auction and self.bidder_out_first:
                 # Hoyle: the bidding side "counts out first"
-                bidding = self._team_of[self.bidder.clamp(min=0)]
+                bidding = self._team_of.index_select(0, self.bidder.clamp(min=0))
                 out = deal_over & (_col(self.scores, bidding) >= self.target)
                 settled = settled | out
                 winner = torch.where(out, bidding, winner)
@@ -751,14 +772,14 @@ class FortyFivesBatch:
             dealer, cards = self._draw_deals(idx.numel())
             new = done[idx]
             # "Danach gibt reihum der linke Nachbar."
-            dealer = torch.where(new, dealer, (self.dealer[idx] + 1) % self.num_players)
+            dealer = torch.where(new, dealer, self._mod(self.dealer[idx] + 1))
             self._start(idx, dealer, cards, new)
         return rewards, done
 
     def _auction_gains(self, taken: torch.Tensor) -> torch.Tensor:
         """``(B, T)`` score changes of an auction deal from the points ``taken``,
         the 110 cap applied."""
-        side = self._team_of[self.bidder.clamp(min=0)]
+        side = self._team_of.index_select(0, self.bidder.clamp(min=0))
         col = self._sides == side[:, None]
         mine = _col(taken, side)
         contract = self.contract
@@ -809,12 +830,12 @@ class FortyFivesBatch:
             else torch.as_tensor(seat, device=self.device, dtype=torch.int64).expand(B)
         )
         lay = self._lay
-        seats = (p[:, None] + self._seats) % n  # (B, n): seat k places to my left
+        seats = self._rot.index_select(0, p)  # (B, n): seat k places to my left
         F = lay.flags
         one = self._one
 
         def relative(x: torch.Tensor) -> torch.Tensor:
-            return (x - p) % n
+            return self._mod(x - p)
 
         to_act = self.to_play == p
         phase = self.phase
@@ -842,7 +863,9 @@ class FortyFivesBatch:
             (to_act.long(), lay.to_act - F, 1),
             (
                 (self.bonus_team >= 0).long(),
-                lay.bonus - F + _col(self._side_rel[p], self.bonus_team.clamp(min=0)),
+                lay.bonus
+                - F
+                + _col(self._side_rel.index_select(0, p), self.bonus_team.clamp(min=0)),
                 1,
             ),
         ]
@@ -914,7 +937,7 @@ class FortyFivesBatch:
             out[:, F : lay.nbits] = bits[:, nb:, :].reshape(B, -1)[:, :nflag]
         # The scalars, in float64 and rounded once to float32, as the scalar env.
         target = self.target
-        order = self._side_order[p]  # (B, T)
+        order = self._side_order.index_select(0, p)  # (B, T)
         scores = self.scores.gather(1, order).double()
         points = self.deal_points.gather(1, order).double()
         tricks = self.tricks_won.gather(1, seats).double()
