@@ -45,6 +45,10 @@ from ..policy import NumpyPolicy
 from ..selfplay import OpponentPool
 
 _ILLEGAL = -1e8  # masked logits (as SB3's MaskableCategorical): exp() is exactly 0
+# The warm start's fit takes minibatches of this many decisions, as the sb3 recipes' fit
+# does (their batch_size): this backend's PPO minibatches (thousands of decisions) would
+# leave the fit a sixteenth of the Adam steps, and the two backends' warm starts differ.
+WARM_START_MINIBATCH = 256
 
 
 @dataclass(frozen=True)
@@ -269,7 +273,7 @@ class BatchBackend:
             self.net,
             data,
             c.warm_start_epochs,
-            batch_size=c.batch_size,
+            batch_size=WARM_START_MINIBATCH,
             learning_rate=c.warm_start_lr,
             vf_coef=c.vf_coef,
             seed=c.seed,
