@@ -11,8 +11,10 @@ import json
 import numpy as np
 import pytest
 import torch
+from test_batch_selfplay import ToyTeams  # tests/ is on sys.path
 
 from parlour.cli import main
+from parlour.envs.batch import ENGINES
 from parlour.training import backends
 from parlour.training import checkpoint as ckpt_io
 from parlour.training.arena import run_arena
@@ -121,11 +123,16 @@ def test_advantages_follow_each_games_chain():
     np.testing.assert_allclose(got, naive_advantages(buf, 0.9, 0.8), rtol=1e-4)
 
 
-def test_a_rollout_stitches_each_games_decisions():
+@pytest.mark.parametrize("env", ["german_whist_v0", "four seats"])
+def test_a_rollout_stitches_each_games_decisions(env, monkeypatch):
     """Replaying the engine steps a rollout made gives, for every stored decision,
     its game's next decision (or none), the rewards of its seat up to it, and whether
-    the episode ended before it."""
-    backend = make_backend(n_steps=64, total_timesteps=1024)
+    the episode ended before it. Also over a made-up 4-player partnership engine."""
+    overrides = {}
+    if env == "four seats":
+        monkeypatch.setitem(ENGINES, "forty_fives_v0", ToyTeams)
+        overrides = {"env": "forty_fives_v0", "eval_opponents": ["random"]}
+    backend = make_backend(n_steps=64, total_timesteps=1024, **overrides)
     env = backend.env
     log = []
     real_step = env.step

@@ -209,3 +209,99 @@ def test_same_seed_same_games():
 
     assert run(4) == run(4)
     assert run(4) != run(5)
+
+
+class ToyTeams:
+    """A made-up 4-player partnership game with the batched-engine interface, to run
+    the self-play env over more than two seats: 8 plays in seat order from a random
+    first seat, actions 0..2 (2 is illegal on odd plays), and the partnership (seats
+    0 and 2, or 1 and 3) whose plays sum higher gets +1 on both seats, the other -1."""
+
+    num_players, num_actions, observation_size, length = 4, 3, 4, 8
+
+    def __init__(self, batch_size, device="cpu", seed=None, **options):
+        self.batch_size = batch_size
+        self.generator = torch.Generator().manual_seed(seed or 0)
+        self.reset()
+
+    def reset(self, seed=None, deals=None):
+        if seed is not None:
+            self.generator.manual_seed(seed)
+        self._deal(torch.arange(self.batch_size))
+
+    def _deal(self, idx):
+        B = self.batch_size
+        if not hasattr(self, "to_play"):
+            self.to_play = torch.zeros(B, dtype=torch.int64)
+            self.count = torch.zeros(B, dtype=torch.int64)
+            self.totals = torch.zeros(B, 2, dtype=torch.int64)
+        self.to_play[idx] = torch.randint(4, (len(idx),), generator=self.generator)
+        self.count[idx] = 0
+        self.totals[idx] = 0
+
+    def legal_mask(self):
+        mask = torch.ones(self.batch_size, 3, dtype=torch.bool)
+        mask[:, 2] = self.count % 2 == 0
+        return mask
+
+    def observe(self, seat=None):
+        p = (
+            self.to_play
+            if seat is None
+            else torch.as_tensor(seat).expand(self.batch_size)
+        )
+        mine = self.totals.gather(1, (p % 2)[:, None]).squeeze(1)
+        other = self.totals.gather(1, (1 - p % 2)[:, None]).squeeze(1)
+        return torch.stack([self.count / 8, p / 3, mine / 16, other / 16], 1).float()
+
+    def step(self, actions):
+        actions = torch.as_tensor(actions)
+        legal = self.legal_mask().gather(1, actions[:, None]).squeeze(1)
+        if not legal.all():
+            raise ValueError("illegal action")
+        team = self.to_play % 2
+        self.totals[torch.arange(self.batch_size), team] += actions
+        self.count += 1
+        self.to_play = (self.to_play + 1) % 4
+        done = self.count == self.length
+        diff = (self.totals[:, 0] - self.totals[:, 1]).sign().float()
+        seat_sign = torch.tensor([1.0, -1.0, 1.0, -1.0])
+        rewards = torch.where(done[:, None], diff[:, None] * seat_sign, 0.0)
+        self.result = rewards.clone()
+        self._deal(done.nonzero().squeeze(1))
+        return rewards, done
+
+
+def test_four_seats_with_partners(monkeypatch):
+    """Over a 4-player partnership engine: the learner acts at its own seat only (a
+    quarter of the plays), opponents' cards are legal, and a finished episode pays
+    the learner its partnership's result."""
+    monkeypatch.setitem(ENGINES, "forty_fives_v0", ToyTeams)
+    pool = OpponentPool("forty_fives_v0", {"self": 0.5, "random": 0.5}, seed=0)
+    pool.add_snapshot(random_policy(4, 3, 1), "s0")
+    finished = []
+    env = BatchSelfPlay(
+        "forty_fives_v0",
+        {},
+        64,
+        pool,
+        seed=2,
+        on_episode=lambda kind, final: finished.append(final),
+    )
+    g = torch.Generator().manual_seed(0)
+    learner_plays = plays = 0
+    for _ in range(80):
+        turn = env.turn
+        assert torch.equal(turn.learner, env.engine.to_play == env.seat)
+        seat = env.seat.clone()
+        before = len(finished)
+        _, rewards, dones = env.step(
+            sample_masked(torch.zeros(turn.mask.shape), turn.mask, g)
+        )
+        result = env.engine.result.gather(1, seat[:, None]).squeeze(1)
+        assert torch.equal(rewards, torch.where(dones, result, 0.0))
+        assert finished[before:] == result[dones].tolist()
+        learner_plays += int(turn.learner.sum())
+        plays += 64
+    assert set(env.seat.tolist()) == {0, 1, 2, 3}
+    assert 0.2 < learner_plays / plays < 0.3 and len(finished) == 640
