@@ -86,8 +86,8 @@ def check_opponents(weights: Mapping[str, float]) -> None:
             raise ValueError(
                 f"opponents.{kind}: the batched rollout plays only 'self' (snapshots) "
                 f"and 'random'; scalar bots such as {kind!r} evaluate and teach "
-                "(eval_opponents, warm_start): use --preset batch or set "
-                f"opponents.{kind}=0"
+                f"(eval_opponents, warm_start): set opponents.{kind}=0, or use "
+                "--preset batch where the env has one"
             )
 
 
