@@ -44,6 +44,6 @@ def test_every_listed_backend_loads():
 
 def test_unknown_backend_is_refused_before_anything_is_written(tmp_path):
     config = config_from_dict({"total_timesteps": 2048})
-    with pytest.raises(ValueError, match=r"unknown backend 'nope' \(backends: sb3\)"):
+    with pytest.raises(ValueError, match=r"unknown backend 'nope' \(backends: .*sb3"):
         train(config, run_dir=tmp_path / "run", backend="nope", progress=False)
     assert not (tmp_path / "run").exists()

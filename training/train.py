@@ -129,6 +129,7 @@ def train(
     """
     backends.check(backend)
     config.validate()
+    backends.check_config(backend, config)
 
     def say(line: str) -> None:
         if progress:
@@ -136,6 +137,13 @@ def train(
 
     # what a resumed run reads back is checked before anything is written
     run = RunDir.check(config, run_dir, resume, say)
+    if run.saved is not None:
+        used = run.saved.manifest.get("backend", backends.DEFAULT)
+        if used != backend:
+            raise ValueError(
+                f"{run.path} was trained with --backend {used}; continue it with "
+                f"--backend {used}"
+            )
     if progress and run.fresh:
         warning = warm_start_warning(config)
         if warning:
@@ -173,6 +181,7 @@ def train(
             "net_arch": list(config.net_arch),
             "activation": config.activation,
             "step": steps,
+            "backend": backend,
             "config": dataclasses.asdict(config),
             "snapshots": [s.spec for s in pool.snapshots],
         }

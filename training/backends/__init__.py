@@ -13,8 +13,11 @@ experience and how it updates on it. The loop it is driven by::
             break
         backend.update()
 
-A new backend (RLlib, a batched one) is a module here with a class implementing
-`Backend`, and one line in `BACKENDS`; ``parlour train --backend NAME`` then picks it.
+A new backend is a module here with a class implementing `Backend`, and one line in
+`BACKENDS`; ``parlour train --backend NAME`` then picks it. A module-level
+``check_config(config)`` refuses configs the backend cannot run before anything is
+written (`check_config`). ``sb3`` is sb3-contrib's MaskablePPO on the scalar envs,
+``batch`` a compact PPO on the batched engines (`training.backends.batch`).
 The checkpoint format is the backend's own (`checkpoint_tensors`, `restore`); the
 exported weights are always a `NumpyPolicy`, which is what the opponent pool, the
 evaluations and ``ckpt:`` agents play with.
@@ -38,6 +41,7 @@ if TYPE_CHECKING:
 # name -> "module:class", imported only when chosen (a backend may pull heavy modules)
 BACKENDS: dict[str, str] = {
     "sb3": "parlour.training.backends.sb3:SB3Backend",
+    "batch": "parlour.training.backends.batch:BatchBackend",
 }
 DEFAULT = "sb3"
 
@@ -133,6 +137,18 @@ def check(name: str) -> None:
         raise ValueError(f"unknown backend {name!r} (backends: {', '.join(names())})")
 
 
+def check_config(name: str, config: TrainConfig) -> None:
+    """ValueError (one line) for a config the backend ``name`` cannot run: the
+    backend module's own ``check_config(config)``, where it has one (the batch backend
+    needs a batched engine and refuses scalar bots in its rollout). Called before
+    anything is written."""
+    check(name)
+    module = importlib.import_module(BACKENDS[name].partition(":")[0])
+    checker = getattr(module, "check_config", None)
+    if checker is not None:
+        checker(config)
+
+
 def make(
     name: str,
     config: TrainConfig,
@@ -146,4 +162,4 @@ def make(
     return getattr(importlib.import_module(module), cls)(config, pool, run_dir, on_step)
 
 
-__all__ = ["BACKENDS", "DEFAULT", "Backend", "check", "make", "names"]
+__all__ = ["BACKENDS", "DEFAULT", "Backend", "check", "check_config", "make", "names"]
