@@ -24,10 +24,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from .fuenfzehnern import FuenfzehnernBatch
 from .german_whist import GermanWhistBatch
 
 ENGINES: dict[str, type] = {
     "german_whist_v0": GermanWhistBatch,
+    "fuenfzehnern_v0": FuenfzehnernBatch,
 }
 
 
@@ -39,4 +41,4 @@ def make(env_name: str, batch_size: int, **options: Any) -> Any:
     return ENGINES[env_name](batch_size, **options)
 
 
-__all__ = ["ENGINES", "GermanWhistBatch", "make"]
+__all__ = ["ENGINES", "FuenfzehnernBatch", "GermanWhistBatch", "make"]
