@@ -24,12 +24,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from .fuenfzehn_tot import FuenfzehnTotBatch
 from .fuenfzehnern import FuenfzehnernBatch
 from .german_whist import GermanWhistBatch
 
 ENGINES: dict[str, type] = {
     "german_whist_v0": GermanWhistBatch,
     "fuenfzehnern_v0": FuenfzehnernBatch,
+    "fuenfzehn_tot_v0": FuenfzehnTotBatch,
 }
 
 
@@ -41,4 +43,10 @@ def make(env_name: str, batch_size: int, **options: Any) -> Any:
     return ENGINES[env_name](batch_size, **options)
 
 
-__all__ = ["ENGINES", "FuenfzehnernBatch", "GermanWhistBatch", "make"]
+__all__ = [
+    "ENGINES",
+    "FuenfzehnTotBatch",
+    "FuenfzehnernBatch",
+    "GermanWhistBatch",
+    "make",
+]
