@@ -32,7 +32,7 @@ import numpy as np
 import torch
 
 from ..core.engine import IllegalActionError
-from ..fuenfzehn_tot.observation import BLOCK, HEADER, MAX_ROLLS
+from ..fuenfzehn_tot.observation import BLOCK, MAX_ROLLS
 from ..fuenfzehn_tot.rules import (
     _LEGAL_BITS,
     ACTION_NAMES,
@@ -120,6 +120,20 @@ class FuenfzehnTotBatch:
             _LEGAL_BITS[rules.rule1, rules.rule2], device=dev, dtype=i64
         )
         self._arange_b = torch.arange(B, device=dev)
+        self._five = torch.arange(5, device=dev)
+        # The observation's fractions, computed as the scalar encoder does (Python
+        # floats, then float32) and looked up by their integer numerators.
+        scale = 1.0 / max(1, n - 1)
+
+        def table(values: list[float]) -> torch.Tensor:
+            return torch.tensor(values, device=dev, dtype=torch.float32)
+
+        self._per_match = table(
+            [m / self.total_matches for m in range(self.total_matches + 1)]
+        )
+        self._per15 = table([v / 15.0 for v in range(LIMIT + 1)])
+        self._per_roll = table([r / MAX_ROLLS for r in range(MAX_ROLLS + 1)])
+        self._per_place = table([j * scale for j in range(n)])
 
         def zeros(*shape: int, dtype: torch.dtype = i64) -> torch.Tensor:
             return torch.zeros(B, *shape, device=dev, dtype=dtype)
@@ -537,16 +551,8 @@ class FuenfzehnTotBatch:
             if seat is None
             else torch.as_tensor(seat, device=self.device, dtype=torch.int64).expand(B)
         )
-        f64 = torch.float64
-        out = torch.zeros(B, self.observation_size, device=self.device, dtype=f64)
-        rows = self._arange_b
-        out[rows, self.phase] = 1.0
-        # float64 arithmetic on the same numbers as the scalar encoder, then float32
-        out[:, 5] = self.pool.to(f64) / self.total_matches
+        f32 = torch.float32
         t, k = self.total, self.rolls
-        out[:, 6] = t.to(f64) / 15.0
-        out[:, 7] = k.clamp(max=MAX_ROLLS).to(f64) / MAX_ROLLS
-        out[:, 8] = (self.to_play == p).to(f64)
         # the obligation or choice now, in the scalar encoder's order of tests
         duty = torch.where(
             k == 0,
@@ -557,7 +563,6 @@ class FuenfzehnTotBatch:
                 torch.where(t == MUST_ROLL, 12, torch.where(k == THIRD_ROLL, 13, 14)),
             ),
         )
-        out[rows, duty] = 1.0
         dist = self._distance()
         d_cur = dist.gather(1, self.to_play[:, None])
         finished = self.part & (dist < d_cur)
@@ -565,13 +570,35 @@ class FuenfzehnTotBatch:
         has = valid.any(1)
         low = torch.where(valid, self.totals, 16).amin(1)
         high = torch.where(valid, self.totals, 0).amax(1)
-        out[:, 15] = has.to(f64)
-        out[:, 16] = torch.where(has, low.to(f64) / 15.0, 0.0)
-        out[:, 17] = high.to(f64) / 15.0
-        scale = 1.0 / max(1, n - 1)
         pos = finished.sum(1)
-        out[:, 18] = (self.part.sum(1) - pos - 1).to(f64) * scale
-        out[:, 19] = self.part.gather(1, p[:, None]).squeeze(1).to(f64)
+        per15, per_place = self._per15, self._per_place
+        header = torch.cat(
+            [
+                (self.phase[:, None] == self._five).to(f32),
+                torch.stack(
+                    [
+                        self._per_match[self.pool],
+                        per15[t],
+                        self._per_roll[k.clamp(max=MAX_ROLLS)],
+                        (self.to_play == p).to(f32),
+                        torch.zeros_like(per15[t]),  # no die is in the air
+                    ],
+                    dim=1,
+                ),
+                (duty[:, None] == self._five + 10).to(f32),
+                torch.stack(
+                    [
+                        has.to(f32),
+                        torch.where(has, per15[low.clamp(max=15)], 0.0),
+                        per15[high],
+                        per_place[(self.part.sum(1) - pos - 1).clamp(min=0)],
+                        self.part.gather(1, p[:, None]).squeeze(1).to(f32),
+                    ],
+                    dim=1,
+                ),
+            ],
+            dim=1,
+        )
         # seat blocks, the seat j places to my left in block j
         order = (p[:, None] + self._seats) % n
         part = self.part.gather(1, order)
@@ -579,17 +606,21 @@ class FuenfzehnTotBatch:
         totals = self.totals.gather(1, order)
         place = (self.part[:, None, :] & (dist[:, None, :] < dist[:, :, None])).sum(2)
         place = place.gather(1, order)
-        blocks = torch.zeros(B, n, BLOCK, device=self.device, dtype=f64)
-        blocks[:, :, 0] = self.matches.gather(1, order).to(f64) / self.total_matches
-        blocks[:, :, 1] = part.to(f64)
-        blocks[:, :, 2] = fin.to(f64)
-        blocks[:, :, 3] = torch.where(fin & (totals > 0), totals.to(f64) / 15.0, 0.0)
-        blocks[:, :, 4] = (fin & (totals <= 0)).to(f64)
-        blocks[:, :, 5] = torch.where(part, place.to(f64) * scale, 0.0)
-        blocks[:, :, 6] = (part & (place == 0)).to(f64)
-        blocks[:, :, 7] = (part & (order == self.to_play[:, None])).to(f64)
-        out[:, HEADER:] = blocks.view(B, n * BLOCK)
-        return out.to(torch.float32)
+        blocks = torch.stack(
+            [
+                self._per_match[self.matches.gather(1, order)],
+                part.to(f32),
+                fin.to(f32),
+                torch.where(fin & (totals > 0), per15[totals.clamp(min=0)], 0.0),
+                (fin & (totals <= 0)).to(f32),
+                torch.where(part, per_place[place], 0.0),
+                (part & (place == 0)).to(f32),
+                (part & (order == self.to_play[:, None])).to(f32),
+                torch.zeros_like(fin, dtype=f32),  # the loser: only once it is over
+            ],
+            dim=2,
+        )
+        return torch.cat([header, blocks.view(B, n * BLOCK)], dim=1)
 
     def state_bytes(self) -> int:
         """Bytes of game state per game (the tensors `step` reads and writes, the
