@@ -25,6 +25,7 @@ while some game has one (the scalar engine applies them itself).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -45,6 +46,18 @@ from ..fuenfzehn_tot.rules import (
 from .german_whist import _check_batch_size
 
 HALF1, HALF2 = 1, 3  # the scalar engine's Phase values of the two halves
+
+
+def _row_min(x: torch.Tensor) -> torch.Tensor:
+    """The minimum of each row of a ``(B, k)`` tensor with small k: k - 1 elementwise
+    minima, several times faster on CPU than ``amin(1)`` (measured: 0.18 ms against
+    2.1 ms at B = 4,096, k = 4)."""
+    return functools.reduce(torch.minimum, x.unbind(1))
+
+
+def _row_max(x: torch.Tensor) -> torch.Tensor:
+    """The maximum of each row (see `_row_min`)."""
+    return functools.reduce(torch.maximum, x.unbind(1))
 
 
 class FuenfzehnTotBatch:
@@ -308,7 +321,7 @@ class FuenfzehnTotBatch:
             )
             self.ptr = self.ptr + count
             faces = torch.where(seats, faces, 7)
-            tied = seats & (faces == faces.amin(1, keepdim=True))
+            tied = seats & (faces == _row_min(faces)[:, None])
             single = tied.sum(1) == 1
             done = active & single
             low_seat = torch.where(done, tied.long().argmax(1), low_seat)
@@ -448,7 +461,7 @@ class FuenfzehnTotBatch:
         n_holders = holders.sum(1)
         # The pool is empty: the second half, started by the most matches.
         half2 = take & (self.pool == 0)
-        most = self.matches.amax(1, keepdim=True)
+        most = _row_max(self.matches)[:, None]
         tied = holders & (self.matches == most)
         begin = half2 & (n_holders > 1)
         self.phase = torch.where(begin, HALF2, self.phase)
@@ -568,8 +581,8 @@ class FuenfzehnTotBatch:
         finished = self.part & (dist < d_cur)
         valid = finished & (self.totals > 0)
         has = valid.any(1)
-        low = torch.where(valid, self.totals, 16).amin(1)
-        high = torch.where(valid, self.totals, 0).amax(1)
+        low = _row_min(torch.where(valid, self.totals, 16))
+        high = _row_max(torch.where(valid, self.totals, 0))
         pos = finished.sum(1)
         per15, per_place = self._per15, self._per_place
         header = torch.cat(

@@ -313,7 +313,7 @@ class FuenfzehnernBatch:
             # chain: the held suit captured most recently.
             key = torch.where(captured & holds, self.cap_time, 0)
             need = key.argmax(1)
-            bound = key.amax(1) > 0
+            bound = (key > 0).any(1)
         else:
             # Relaxed: "he still must lead a card of the same suit on which the trick
             # was won"
