@@ -296,30 +296,38 @@ class FuenfzehnTotBatch:
             out.extend(faces[game, : int(count[game])].tolist())
         return out
 
-    def _roll_off(self, m: torch.Tensor, seats: torch.Tensor) -> torch.Tensor:
-        """The seat that loses the roll-off among ``seats`` (``(B, n)`` bool) in the
-        games ``m``: "Der Spieler mit der geringsten Augenzahl"; tied players roll
-        again, counter-clockwise, then clockwise, and so on."""
-        n = self.num_players
-        seats = seats & m[:, None]
-        active = m.clone()
-        clockwise = torch.ones_like(m)
-        low_seat = torch.zeros_like(self.to_play)
+    def _roll_off(self, idx: torch.Tensor, seats: torch.Tensor) -> torch.Tensor:
+        """The seat that loses the roll-off among ``seats`` (``(k, n)`` bool) in the
+        games ``idx`` (``(k,)``): "Der Spieler mit der geringsten Augenzahl"; tied
+        players roll again, counter-clockwise, then clockwise, and so on. Only the k
+        games that roll off are computed on (few at any step)."""
+        B, n, dev = self.batch_size, self.num_players, self.device
+        width = self.tape_width
+        active = torch.ones_like(idx, dtype=torch.bool)
+        clockwise = active.clone()
+        low_seat = torch.zeros_like(idx)
         # seat 0 rolls first; a counter-clockwise pass runs 0, n-1, n-2, …
         cw_key, ccw_key = self._seats, (-self._seats) % n
+        offsets = torch.arange(n, device=dev)
         while active.any():
-            self._ensure(n, active)
+            m = torch.zeros(B, dtype=torch.bool, device=dev)
+            m[idx] = active
+            self._ensure(n, m)
+            tape, ptr = self.tape[idx], self.ptr[idx]
             key = torch.where(clockwise[:, None], cw_key, ccw_key)
             # a seat's place in this pass: how many seats of it roll before it
             before = (key[:, None, :] < key[:, :, None]) & seats[:, None, :]
             place = before.sum(2)
             count = torch.where(active, seats.sum(1), 0)
-            faces = self.tape.gather(1, self.ptr[:, None] + place).long()
-            at = self.ptr[:, None] + torch.arange(n, device=self.device)
-            self._log.append(
-                (self.tape.gather(1, at.clamp(max=self.tape_width - 1)), count)
-            )
-            self.ptr = self.ptr + count
+            at = (ptr[:, None] + offsets).clamp(max=width - 1)
+            rolled = tape.gather(1, at)  # the pass's faces in rolling order
+            faces = rolled.gather(1, place).long()
+            log_faces = torch.zeros(B, n, dtype=rolled.dtype, device=dev)
+            log_faces[idx] = rolled
+            log_count = torch.zeros(B, dtype=torch.int64, device=dev)
+            log_count[idx] = count
+            self._log.append((log_faces, log_count))
+            self.ptr[idx] = ptr + count
             faces = torch.where(seats, faces, 7)
             tied = seats & (faces == _row_min(faces)[:, None])
             single = tied.sum(1) == 1
@@ -343,7 +351,9 @@ class FuenfzehnTotBatch:
         self.phase[idx] = HALF1
         m = torch.zeros_like(self.overflowed)
         m[idx] = True
-        starter = self._roll_off(m, torch.ones_like(self.part))
+        starter = torch.zeros_like(self.to_play)
+        everyone = torch.ones(idx.numel(), self.num_players, dtype=torch.bool)
+        starter[idx] = self._roll_off(idx, everyone.to(self.device))
         self._start_round(m, starter)
 
     def _start_round(self, m: torch.Tensor, starter: torch.Tensor) -> None:
@@ -468,9 +478,10 @@ class FuenfzehnTotBatch:
         # "Haben zwei oder mehr Mitspieler die gleiche höchste Anzahl … so wird analog
         # wie oben in der Herauskomm-Runde vorgegangen."
         contest = begin & (tied.sum(1) > 1)
-        first = torch.where(
-            contest, self._roll_off(contest, tied), tied.long().argmax(1)
-        )
+        first = tied.long().argmax(1)
+        if contest.any():
+            idx = contest.nonzero().squeeze(1)
+            first[idx] = self._roll_off(idx, tied[idx])
         self._start_round(begin, first)
         # "Der Sieger spielt dann auch sofort zur neuen Spielrunde aus. Hat der Sieger
         # der Spielrunde kein Streichholz mehr, so spielt der rechts von ihm sitzende
