@@ -25,11 +25,15 @@ from __future__ import annotations
 from typing import Any
 
 from .forty_fives import FortyFivesBatch
+from .fuenfzehn_tot import FuenfzehnTotBatch
+from .fuenfzehnern import FuenfzehnernBatch
 from .german_whist import GermanWhistBatch
 
 ENGINES: dict[str, type] = {
     "german_whist_v0": GermanWhistBatch,
     "forty_fives_v0": FortyFivesBatch,
+    "fuenfzehnern_v0": FuenfzehnernBatch,
+    "fuenfzehn_tot_v0": FuenfzehnTotBatch,
 }
 
 
@@ -42,3 +46,10 @@ def make(env_name: str, batch_size: int, **options: Any) -> Any:
 
 
 __all__ = ["ENGINES", "FortyFivesBatch", "GermanWhistBatch", "make"]
+__all__ = [
+    "ENGINES",
+    "FuenfzehnTotBatch",
+    "FuenfzehnernBatch",
+    "GermanWhistBatch",
+    "make",
+]
