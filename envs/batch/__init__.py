@@ -45,9 +45,9 @@ def make(env_name: str, batch_size: int, **options: Any) -> Any:
     return ENGINES[env_name](batch_size, **options)
 
 
-__all__ = ["ENGINES", "FortyFivesBatch", "GermanWhistBatch", "make"]
 __all__ = [
     "ENGINES",
+    "FortyFivesBatch",
     "FuenfzehnTotBatch",
     "FuenfzehnernBatch",
     "GermanWhistBatch",
