@@ -209,6 +209,11 @@ def cmd_train(args: argparse.Namespace) -> int:
     from .training import backends
 
     backends.check(args.backend)  # before any config is read or file written
+    backend_options: dict[str, Any] = {}
+    if args.num_env_runners is not None:
+        backend_options["num_env_runners"] = args.num_env_runners
+    if args.address is not None:
+        backend_options["address"] = args.address
     from .training.train import (
         default_run_dir,
         load_config,
@@ -243,6 +248,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         resume=args.resume,
         progress=not args.quiet,
         backend=args.backend,
+        backend_options=backend_options,
     )
     _report_run(result, summary_table, args.env)
     return 130 if result.interrupted else 0
@@ -687,8 +693,23 @@ def build_parser() -> argparse.ArgumentParser:
         "--backend",
         default="sb3",
         metavar="NAME",
-        help="the learning library (sb3: sb3-contrib's MaskablePPO; "
-        "parlour.training.backends lists them)",
+        help="the learning library (sb3: sb3-contrib's MaskablePPO; rllib: RLlib's "
+        "PPO with env runners on Ray; parlour.training.backends lists them)",
+    )
+    p.add_argument(
+        "--num-env-runners",
+        type=int,
+        default=None,
+        metavar="N",
+        help="--backend rllib: env-runner processes collecting self-play "
+        "(default 2; 0 = in this process)",
+    )
+    p.add_argument(
+        "--address",
+        default=None,
+        metavar="HOST:PORT",
+        help="--backend rllib: join the Ray cluster there ('ray start --head' "
+        "prints it) instead of starting a local Ray",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_train)

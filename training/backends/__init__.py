@@ -13,8 +13,10 @@ experience and how it updates on it. The loop it is driven by::
             break
         backend.update()
 
-A new backend (RLlib, a batched one) is a module here with a class implementing
-`Backend`, and one line in `BACKENDS`; ``parlour train --backend NAME`` then picks it.
+A new backend is a module here with a class implementing `Backend`, and one line in
+`BACKENDS`; ``parlour train --backend NAME`` then picks it. A backend with options of
+its own (rllib: ``num_env_runners``, ``address``) takes them as keywords and names a
+function in `OPTION_CHECKS` that checks them before anything is written.
 The checkpoint format is the backend's own (`checkpoint_tensors`, `restore`); the
 exported weights are always a `NumpyPolicy`, which is what the opponent pool, the
 evaluations and ``ckpt:`` agents play with.
@@ -23,7 +25,7 @@ evaluations and ``ckpt:`` agents play with.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -38,6 +40,12 @@ if TYPE_CHECKING:
 # name -> "module:class", imported only when chosen (a backend may pull heavy modules)
 BACKENDS: dict[str, str] = {
     "sb3": "parlour.training.backends.sb3:SB3Backend",
+    "rllib": "parlour.training.backends.rllib:RLlibBackend",
+}
+# name -> "module:function(config, options)" checking a backend's options (and what it
+# needs installed or reachable) before anything is written; ValueError, one line
+OPTION_CHECKS: dict[str, str] = {
+    "rllib": "parlour.training.backends.rllib:check_options",
 }
 DEFAULT = "sb3"
 
@@ -133,17 +141,47 @@ def check(name: str) -> None:
         raise ValueError(f"unknown backend {name!r} (backends: {', '.join(names())})")
 
 
+def check_options(
+    name: str, config: TrainConfig, options: Mapping[str, Any] | None = None
+) -> None:
+    """ValueError (one line) for backend options (``--num-env-runners``,
+    ``--address``) the backend ``name`` does not take or cannot run with, and for
+    what it needs that is missing (e.g. Ray for rllib). Nothing is started."""
+    check(name)
+    options = dict(options or {})
+    if name not in OPTION_CHECKS:
+        if options:
+            flags = ", ".join("--" + k.replace("_", "-") for k in sorted(options))
+            raise ValueError(f"{flags}: not an option of --backend {name}")
+        return
+    module, _, func = OPTION_CHECKS[name].partition(":")
+    getattr(importlib.import_module(module), func)(config, options)
+
+
 def make(
     name: str,
     config: TrainConfig,
     pool: OpponentPool,
     run_dir: Path,
     on_step: Callable[[int], None],
+    options: Mapping[str, Any] | None = None,
 ) -> Backend:
-    """Build the backend ``name`` for a run (`check` it first)."""
+    """Build the backend ``name`` for a run (`check` it and `check_options` first);
+    ``options`` are the backend's own keywords."""
     check(name)
     module, _, cls = BACKENDS[name].partition(":")
-    return getattr(importlib.import_module(module), cls)(config, pool, run_dir, on_step)
+    return getattr(importlib.import_module(module), cls)(
+        config, pool, run_dir, on_step, **dict(options or {})
+    )
 
 
-__all__ = ["BACKENDS", "DEFAULT", "Backend", "check", "make", "names"]
+__all__ = [
+    "BACKENDS",
+    "DEFAULT",
+    "OPTION_CHECKS",
+    "Backend",
+    "check",
+    "check_options",
+    "make",
+    "names",
+]

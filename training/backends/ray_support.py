@@ -1,0 +1,170 @@
+"""Checks and start-up of Ray for the rllib backend, without importing Ray at module
+load (``parlour train --backend rllib`` checks before anything is written).
+
+`check` finds the three mistakes a user makes before any work: Ray (with RLlib) not
+installed, a Ray version the adapter was not written for, and a cluster address nothing
+answers at. Each is one line (`RayUnavailable`, a ValueError) saying what to install or
+check. `connect` then starts a local Ray or joins the cluster.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import socket
+from importlib import metadata
+from typing import Any
+
+SUPPORTED = ((2, 60), (2, 61))
+"""Ray versions the rllib backend runs on: [2.60, 2.61) (the ``rllib`` extra's pin).
+RLlib's current API stack still changes between minor releases."""
+INSTALL = "pip install 'parlour[rllib]' (ray[rllib]>=2.60,<2.61)"
+DEFAULT_PORT = 6379
+
+
+class RayUnavailable(ValueError):
+    """Ray cannot be used for this run: not installed, unsupported, or unreachable."""
+
+
+def ray_version() -> str | None:
+    """The installed Ray's version, or None when Ray (with RLlib) is not installed."""
+    try:
+        if importlib.util.find_spec("ray") is None:
+            return None
+        if importlib.util.find_spec("ray.rllib") is None:
+            return None
+    except (ImportError, ValueError):
+        return None
+    try:
+        return metadata.version("ray")
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def _major_minor(version: str) -> tuple[int, int] | None:
+    parts = version.split(".")
+    try:
+        return int(parts[0]), int(parts[1])
+    except (IndexError, ValueError):
+        return None
+
+
+def check_version(version: str | None = None) -> str:
+    """The installed Ray version, or `RayUnavailable` when it is missing or not one
+    the backend supports (``version`` stands in for the installed one)."""
+    version = ray_version() if version is None else version
+    if version is None:
+        raise RayUnavailable(
+            f"--backend rllib needs Ray with RLlib, which is not installed: {INSTALL}"
+        )
+    low, high = SUPPORTED
+    got = _major_minor(version)
+    if got is None or not low <= got < high:
+        raise RayUnavailable(
+            f"--backend rllib supports Ray {low[0]}.{low[1]}.x, not the installed "
+            f"{version}: {INSTALL}"
+        )
+    return version
+
+
+def split_address(address: str) -> tuple[str, int]:
+    """(host, port) of a Ray address ``HOST[:PORT]`` (``ray://`` allowed); ValueError
+    for one that is not."""
+    text = address.strip()
+    if text.startswith("ray://"):
+        text = text[len("ray://") :]
+    host, sep, port = text.rpartition(":")
+    if not sep:
+        host, port = text, str(DEFAULT_PORT)
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise RayUnavailable(
+            f"--address {address!r} is not HOST:PORT (e.g. 10.0.0.5:6379, what "
+            "'ray start --head' prints)"
+        )
+    return host, int(port)
+
+
+def check_address(address: str, timeout: float = 3.0) -> None:
+    """`RayUnavailable` unless something listens at the cluster address (a TCP
+    connection to its GCS port; Ray's own connect would retry for a minute)."""
+    host, port = split_address(address)
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            pass
+    except OSError as err:
+        reason = err.strerror or type(err).__name__
+        raise RayUnavailable(
+            f"no Ray cluster answers at --address {address} ({reason}): start one "
+            "with 'ray start --head' there, or check the host and port"
+        ) from None
+
+
+def check(address: str | None = None) -> str:
+    """Everything `connect` needs, checked without starting anything: Ray with RLlib
+    installed in a supported version and, with ``address``, a cluster answering
+    there. Returns the Ray version."""
+    version = check_version()
+    if address is not None:
+        check_address(address)
+    return version
+
+
+def connect(address: str | None, num_cpus: int) -> bool:
+    """Join the cluster at ``address``, or start a local Ray with ``num_cpus`` CPUs;
+    reuse the Ray this process already runs. Returns whether this call started it
+    (then `disconnect` shuts it down)."""
+    import ray
+
+    if ray.is_initialized():
+        return False
+    kwargs: dict[str, Any] = {
+        "include_dashboard": False,
+        "log_to_driver": False,
+        "configure_logging": False,
+    }
+    if address is None:
+        # the env runners' processes must import this checkout's parlour
+        ray.init(address="local", num_cpus=num_cpus, **kwargs)
+    else:
+        try:
+            ray.init(address=address, **kwargs)
+        except (ConnectionError, RuntimeError, TimeoutError) as err:
+            first = str(err).strip().splitlines()[0] if str(err).strip() else ""
+            raise RayUnavailable(
+                f"cannot join the Ray cluster at --address {address}: {first}"
+            ) from None
+    return True
+
+
+def disconnect(started: bool) -> None:
+    """Shut down the Ray that `connect` started (a joined cluster keeps running)."""
+    if started:
+        import ray
+
+        ray.shutdown()
+
+
+def node_id() -> str:
+    """The Ray node this process runs on (env runners report it)."""
+    import ray
+
+    return ray.get_runtime_context().get_node_id()
+
+
+def local_cpus() -> int:
+    """CPUs of this machine, for a local Ray."""
+    return os.cpu_count() or 1
+
+
+__all__ = [
+    "SUPPORTED",
+    "RayUnavailable",
+    "check",
+    "check_address",
+    "check_version",
+    "connect",
+    "disconnect",
+    "node_id",
+    "ray_version",
+    "split_address",
+]
