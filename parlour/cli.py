@@ -698,7 +698,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--num-env-runners",
-        type=int,
+        type=_non_negative_int,
         default=None,
         metavar="N",
         help="--backend rllib: env-runner processes collecting self-play "
