@@ -62,7 +62,7 @@ class RayCluster:
         )
 
     def _start(self, args: list[str], name: str) -> None:
-        log = open(self.root / f"{name}.log", "wb")  # noqa: SIM115 (kept for the proc)
+        log = open(self.root / f"{name}.log", "ab")  # noqa: SIM115 (kept for the proc)
         self.procs.append(
             subprocess.Popen(
                 [RAY, "start", "--block", "--disable-usage-stats", *args],
@@ -73,8 +73,21 @@ class RayCluster:
             )
         )
 
-    def start(self) -> RayCluster:
-        """Start the nodes and wait until all of them have joined."""
+    def start(self, attempts: int = 3) -> RayCluster:
+        """Start the nodes and wait until all of them have joined; a port taken in
+        the meantime (the ports are free when chosen) is retried with new ones."""
+        for attempt in range(attempts):
+            try:
+                return self._start_nodes()
+            except RuntimeError:
+                self.stop()
+                if attempt == attempts - 1:
+                    raise
+                self.port = free_port()
+                self.address = f"127.0.0.1:{self.port}"
+        return self
+
+    def _start_nodes(self) -> RayCluster:
         self.root.mkdir(parents=True, exist_ok=True)
         self._start(
             [

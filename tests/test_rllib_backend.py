@@ -211,6 +211,7 @@ def test_tiny_run_checkpoint_interrupt_and_resume(local_ray, tmp_path: Path) -> 
     for key, value in seen["before"].items():
         assert torch.equal(saved.tensors["rllib_module"][key], value), key
     assert saved.manifest["snapshots"] == ["self@256"]
+    assert saved.manifest["backend"] == "rllib"
     runners = json.loads((run_dir / rllib_backend.RUNNERS_FILE).read_text())
     assert [r["worker_index"] for r in runners["runners"]] == [1]
 

@@ -179,6 +179,7 @@ def train(
             "net_arch": list(config.net_arch),
             "activation": config.activation,
             "step": steps,
+            "backend": backend,
             "config": dataclasses.asdict(config),
             "snapshots": [s.spec for s in pool.snapshots],
         }

@@ -467,9 +467,10 @@ class RLlibBackend:
     def restore(self, saved: ckpt_io.Checkpoint) -> list[tuple[str, NumpyPolicy]]:
         tensors = saved.tensors
         if "rllib_module" not in tensors:
+            other = saved.manifest.get("backend", "sb3")
             raise ckpt_io.CheckpointError(
                 f"checkpoint {saved.path} was not written by the rllib backend: "
-                "resume it with the backend that wrote it (--backend sb3)"
+                f"resume it with the backend that wrote it (--backend {other})"
             )
         try:
             self._module().load_state_dict(tensors["rllib_module"])
