@@ -214,6 +214,12 @@ def cmd_train(args: argparse.Namespace) -> int:
         backend_options["num_env_runners"] = args.num_env_runners
     if args.address is not None:
         backend_options["address"] = args.address
+    if args.backend == "rllib":
+        import logging
+
+        # Ray's and RLlib's start-up notices (new API stack, token auth, gputil,
+        # deprecations inside RLlib) would bury the progress bar; errors still show
+        logging.getLogger("ray").setLevel(logging.ERROR)
     from .training.train import (
         default_run_dir,
         load_config,

@@ -22,6 +22,7 @@ import torch
 from parlour.cli import main as cli
 from parlour.integrations import rllib as prl
 from parlour.training import checkpoint as ckpt_io
+from parlour.training import imitation
 from parlour.training.arena import run_arena
 from parlour.training.backends import ray_support
 from parlour.training.backends import rllib as rllib_backend
@@ -238,6 +239,37 @@ def test_tiny_run_checkpoint_interrupt_and_resume(local_ray, tmp_path: Path) -> 
         "german_whist_v0", [f"ckpt:{run_dir}", "random"], games=4, duplicate=True
     )
     assert result.games == 4
+
+
+@pytest.mark.xdist_group("ray")
+def test_warm_start_fit_reaches_the_env_runner(local_ray, tmp_path: Path) -> None:
+    """The warm start's fit trains the learner's RLlib module through the SB3-policy
+    view `imitation.fit` uses: the student then copies the teacher more often than
+    chance, and the env runner plays with the fitted weights."""
+    from parlour.training.selfplay import OpponentPool
+
+    config = config_from_dict({**TINY, "tensorboard": False})
+    pool = OpponentPool(config.env, dict(config.opponents), seed=0)
+    backend = rllib_backend.RLlibBackend(
+        config, pool, tmp_path, lambda _: None, num_env_runners=0
+    )
+    try:
+        obs = np.zeros(backend.game.observation_size, np.float32)
+        before = backend.export_weights().logits(obs)
+        data = imitation.collect(config.env, {}, "heuristic", 20, seed=1)
+        losses: list[float] = []
+        report = backend.imitate(data, lambda epoch, loss: losses.append(loss))
+        assert len(losses) == config.warm_start_epochs
+        assert losses[-1] < losses[0]
+        assert 0 < report.agreement <= 1
+        learner = backend._module().state_dict()
+        runner = backend.algo.env_runner_group.local_env_runner.module
+        for key, value in runner[backend.module_id].state_dict().items():
+            assert torch.equal(value, learner[key]), key
+        after = backend.export_weights().logits(obs)
+        assert not np.allclose(before, after)
+    finally:
+        backend.close()
 
 
 @pytest.mark.xdist_group("ray")
