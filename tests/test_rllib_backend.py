@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 import ray
 import torch
+import yaml
 
 from parlour.cli import main as cli
 from parlour.integrations import rllib as prl
@@ -27,7 +28,7 @@ from parlour.training.arena import run_arena
 from parlour.training.backends import ray_support
 from parlour.training.backends import rllib as rllib_backend
 from parlour.training.policy import NumpyPolicy
-from parlour.training.train import config_from_dict, run_state, train
+from parlour.training.train import config_from_dict, read_evaluations, run_state, train
 
 sys.path.insert(0, str(Path(__file__).parent))
 from ray_cluster import RayCluster, free_port  # noqa: E402
@@ -173,16 +174,21 @@ def local_ray():
 
 
 @pytest.mark.xdist_group("ray")
-def test_tiny_run_checkpoint_interrupt_and_resume(local_ray, tmp_path: Path) -> None:
-    """One env runner, 512 steps in rollouts of 256. The learner's update of the
-    second rollout is interrupted after it changed the weights: the checkpoint holds
-    the weights of that rollout's start and 256 steps. ``--resume`` then trains to
-    512, with the pool's snapshots back; the run directory is complete and its
-    checkpoint plays as ``ckpt:PATH``."""
+def test_tiny_run_checkpoint_interrupt_and_resume(
+    local_ray, tmp_path: Path, capsys
+) -> None:
+    """``parlour train --backend rllib`` with one env runner, 512 steps in rollouts of
+    256. The learner's update of the second rollout is interrupted after it changed
+    the weights: the checkpoint holds the weights of that rollout's start and 256
+    steps, and the command to continue names the backend. A resume with another
+    backend is refused; ``--resume`` trains to 512 with the pool's snapshots back;
+    the run directory is complete and its checkpoint plays as ``ckpt:PATH``."""
     from ray.rllib.core.learner.learner_group import LearnerGroup
 
     run_dir = tmp_path / "run"
-    config = config_from_dict(TINY)
+    config_file = tmp_path / "tiny.yaml"
+    config_file.write_text(yaml.safe_dump(TINY))
+    command = ["train", "german_whist_v0", "--run-dir", str(run_dir), "--quiet"]
     real_update = LearnerGroup.update
     seen: dict[str, object] = {"calls": 0}
 
@@ -199,14 +205,21 @@ def test_tiny_run_checkpoint_interrupt_and_resume(local_ray, tmp_path: Path) -> 
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(LearnerGroup, "update", update_then_interrupt)
-        first = train(
-            config,
-            run_dir=run_dir,
-            progress=False,
-            backend="rllib",
-            backend_options={"num_env_runners": 1},
+        code = cli(
+            [
+                *command,
+                "--config",
+                str(config_file),
+                "--backend",
+                "rllib",
+                "--num-env-runners",
+                "1",
+            ]
         )
-    assert first.interrupted and first.steps == 256
+    out = capsys.readouterr().out
+    assert code == 130
+    assert "interrupted at step 256" in out
+    assert "--backend rllib --num-env-runners 1 --resume --run-dir" in out
     saved = ckpt_io.load(run_dir)
     assert saved.step == 256
     for key, value in seen["before"].items():
@@ -216,23 +229,19 @@ def test_tiny_run_checkpoint_interrupt_and_resume(local_ray, tmp_path: Path) -> 
     runners = json.loads((run_dir / rllib_backend.RUNNERS_FILE).read_text())
     assert [r["worker_index"] for r in runners["runners"]] == [1]
 
+    assert cli([*command, "--resume"]) == 2  # sb3, the default
+    assert "trained with --backend rllib" in capsys.readouterr().err
     # the runners are not part of the run: continue sampling in this process
-    second = train(
-        config,
-        run_dir=run_dir,
-        resume=True,
-        progress=False,
-        backend="rllib",
-        backend_options={"num_env_runners": 0},
-    )
-    assert not second.interrupted and 512 <= second.steps < 512 + 16
+    code = cli([*command, "--resume", "--backend", "rllib", "--num-env-runners", "0"])
+    assert code == 0
     assert run_state(run_dir)["phase"] == "done"
     for name in ("config.json", "evaluations.csv", "learning_curve.png"):
         assert (run_dir / name).is_file(), name
     assert any((run_dir / "tensorboard").rglob("events.out.tfevents.*"))
-    assert [r["step"] for r in second.evaluations] == [0, 256, second.steps]
     final = ckpt_io.load(run_dir)
-    assert final.step == second.steps
+    assert 512 <= final.step < 512 + 16
+    rows = read_evaluations(run_dir / "evaluations.csv")
+    assert [r["step"] for r in rows] == [0, 256, final.step]
     assert final.manifest["snapshots"] == ["self@256"]  # restored, not re-added
 
     result = run_arena(
@@ -264,7 +273,7 @@ def test_warm_start_fit_reaches_the_env_runner(local_ray, tmp_path: Path) -> Non
         assert 0 < report.agreement <= 1
         learner = backend._module().state_dict()
         runner = backend.algo.env_runner_group.local_env_runner.module
-        for key, value in runner[backend.module_id].state_dict().items():
+        for key, value in runner.state_dict().items():
             assert torch.equal(value, learner[key]), key
         after = backend.export_weights().logits(obs)
         assert not np.allclose(before, after)

@@ -10,7 +10,6 @@ check. `connect` then starts a local Ray or joins the cluster.
 from __future__ import annotations
 
 import importlib.util
-import os
 import socket
 from importlib import metadata
 from typing import Any
@@ -149,11 +148,6 @@ def node_id() -> str:
     import ray
 
     return ray.get_runtime_context().get_node_id()
-
-
-def local_cpus() -> int:
-    """CPUs of this machine, for a local Ray."""
-    return os.cpu_count() or 1
 
 
 __all__ = [
