@@ -294,7 +294,7 @@ def test_unknown_training_backend_is_refused_before_anything_is_written(
     argv = ["train", "german_whist_v0", "--backend", "nope", "--run-dir", str(run_dir)]
     assert main(argv) == 2
     err = capsys.readouterr().err
-    assert "unknown backend 'nope' (backends: sb3)" in err
+    assert "unknown backend 'nope' (backends: rllib, sb3)" in err
     assert len(err.strip().splitlines()) == 1
     assert not run_dir.exists()
 
