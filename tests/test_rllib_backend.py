@@ -305,12 +305,27 @@ def test_two_node_cluster(tmp_path: Path) -> None:
     on each node; the checkpoint evaluates. The cluster's processes are ended by
     their process groups (never ``ray stop``)."""
     run_dir = tmp_path / "run"
+    parlour = str(Path(sys.executable).with_name("parlour"))
     with RayCluster(tmp_path / "cluster", cpus_per_node=[1, 1]) as cluster:
         nodes = cluster.alive_nodes()
         assert len(nodes) == 2
+        # without the cluster's token: refused in one line, nothing written
+        wrong = {**cluster.env, "RAY_AUTH_TOKEN": "0" * 64}
+        out = subprocess.run(
+            [parlour, "train", "german_whist_v0", "--backend", "rllib"]
+            + ["--address", cluster.address, "--run-dir", str(run_dir), "--quiet"],
+            capture_output=True,
+            text=True,
+            env=wrong,
+            timeout=300,
+        )
+        assert out.returncode == 2, out.stderr[-2000:]
+        assert "cannot join the Ray cluster at --address" in out.stderr
+        assert "RAY_AUTH_TOKEN" in out.stderr
+        assert not run_dir.exists()
         out = subprocess.run(
             [
-                str(Path(sys.executable).with_name("parlour")),
+                parlour,
                 "train",
                 "german_whist_v0",
                 "--backend",

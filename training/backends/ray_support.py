@@ -1,10 +1,12 @@
 """Checks and start-up of Ray for the rllib backend, without importing Ray at module
 load (``parlour train --backend rllib`` checks before anything is written).
 
-`check` finds the three mistakes a user makes before any work: Ray (with RLlib) not
-installed, a Ray version the adapter was not written for, and a cluster address nothing
-answers at. Each is one line (`RayUnavailable`, a ValueError) saying what to install or
-check. `connect` then starts a local Ray or joins the cluster.
+`check` finds the mistakes a user makes before any work: Ray (with RLlib) not
+installed, a Ray version the adapter was not written for, a cluster address nothing
+answers at (a quick TCP check), and a cluster that refuses to be joined (e.g. without
+its auth token: `check` joins it). Each is one line (`RayUnavailable`, a ValueError)
+saying what to install or check. `connect` then starts a local Ray or uses the joined
+cluster.
 """
 
 from __future__ import annotations
@@ -12,7 +14,6 @@ from __future__ import annotations
 import importlib.util
 import socket
 from importlib import metadata
-from typing import Any
 
 SUPPORTED = ((2, 60), (2, 61))
 """Ray versions the rllib backend runs on: [2.60, 2.61) (the ``rllib`` extra's pin).
@@ -99,44 +100,79 @@ def check_address(address: str, timeout: float = 3.0) -> None:
 
 
 def check(address: str | None = None) -> str:
-    """Everything `connect` needs, checked without starting anything: Ray with RLlib
-    installed in a supported version and, with ``address``, a cluster answering
-    there. Returns the Ray version."""
+    """Everything `connect` needs: Ray with RLlib installed in a supported version
+    and, with ``address``, a cluster answering there that lets this process join
+    (it stays joined, for `connect`). Returns the Ray version."""
     version = check_version()
     if address is not None:
         check_address(address)
+        join(address)
     return version
+
+
+# the cluster address this process joined in `join` (the check), for `connect`
+_joined: list[str] = []
+
+
+def join(address: str) -> None:
+    """Join the cluster at ``address`` now (``ray.init``), as the last check before
+    anything is written: a cluster that refuses this process (e.g. without its auth
+    token) is `RayUnavailable`, one line. `connect` then uses the connection and
+    `disconnect` ends it."""
+    import ray
+
+    if ray.is_initialized():
+        return
+    try:
+        ray.init(
+            address=address,
+            include_dashboard=False,
+            log_to_driver=False,
+            configure_logging=False,
+        )
+    except Exception as err:  # noqa: BLE001 (Ray raises many types; one line out)
+        text = str(err).strip()
+        first = text.splitlines()[0] if text else type(err).__name__
+        hint = ""
+        if "token" in text.lower():
+            hint = (
+                " (the cluster wants its auth token: set RAY_AUTH_MODE=token and "
+                "RAY_AUTH_TOKEN, or RAY_AUTH_TOKEN_PATH, as on its nodes)"
+            )
+        raise RayUnavailable(
+            f"cannot join the Ray cluster at --address {address}: {first[:200]}{hint}"
+        ) from None
+    _joined.append(address)
 
 
 def connect(address: str | None, num_cpus: int) -> bool:
     """Join the cluster at ``address``, or start a local Ray with ``num_cpus`` CPUs;
-    reuse the Ray this process already runs. Returns whether this call started it
-    (then `disconnect` shuts it down)."""
+    reuse the Ray this process already runs. Returns whether it is this module's to
+    end (then `disconnect` shuts it down)."""
     import ray
 
     if ray.is_initialized():
+        if address is not None and address in _joined:
+            _joined.remove(address)
+            return True  # joined by the check just before
         return False
-    kwargs: dict[str, Any] = {
-        "include_dashboard": False,
-        "log_to_driver": False,
-        "configure_logging": False,
-    }
-    if address is None:
-        # the env runners' processes must import this checkout's parlour
-        ray.init(address="local", num_cpus=num_cpus, **kwargs)
-    else:
-        try:
-            ray.init(address=address, **kwargs)
-        except (ConnectionError, RuntimeError, TimeoutError) as err:
-            first = str(err).strip().splitlines()[0] if str(err).strip() else ""
-            raise RayUnavailable(
-                f"cannot join the Ray cluster at --address {address}: {first}"
-            ) from None
+    if address is not None:
+        join(address)
+        _joined.remove(address)
+        return True
+    ray.init(
+        address="local",
+        num_cpus=num_cpus,
+        include_dashboard=False,
+        log_to_driver=False,
+        configure_logging=False,
+    )
     return True
 
 
 def disconnect(started: bool) -> None:
-    """Shut down the Ray that `connect` started (a joined cluster keeps running)."""
+    """Shut down the Ray that `connect` started, or leave the cluster it joined (the
+    cluster keeps running)."""
     if started:
         import ray
 
@@ -157,6 +193,7 @@ __all__ = [
     "check_address",
     "check_version",
     "connect",
+    "join",
     "disconnect",
     "node_id",
     "ray_version",
