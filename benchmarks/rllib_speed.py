@@ -9,9 +9,10 @@ config, configs/ENV.yaml; evaluations, checkpoints, TensorBoard and the warm sta
 off, one snapshot of the learner in the pool as at step 0 of a run) and drives the
 same rollout loop. The first rollout is a warm-up and is not timed; Ray's start and
 the algorithm's build are reported apart (``startup_s``). For rllib the iteration is
-split with RLlib's own timers into sampling (the env runners, in parallel) and the
-learner's update, giving the per-runner rate ``r`` (steps/s of one runner) and the
-update cost ``u`` (learner seconds per step). PPO samples and then updates, so N
+split into the learner's update (timed around RLlib's ``LearnerGroup.update``) and the
+rest, sampling on the env runners in parallel and the weights' sync, giving the
+per-runner rate ``r`` (steps/s of one runner) and the update cost ``u`` (learner
+seconds per step). PPO samples and then updates, so N
 runners give about ``1 / (1 / (N r) + u)`` steps/s once each runner has a CPU of its
 own; the projection is printed for N up to 64. Target (issue 18): rllib with 2 env
 runners >= sb3 on the 2-core machine. Not a test: nothing fails on a slow machine.
@@ -76,6 +77,7 @@ def measure(
             backend, config, pool, Path(run_dir), lambda _: None, options
         )
         startup = time.perf_counter() - t0
+        learn_clock = _time_learner_updates(learner) if backend == "rllib" else None
         try:
             learner.begin(config.total_timesteps, lambda kind, final: None)
             pool.add_snapshot(learner.export_weights(), "self@0")
@@ -91,7 +93,11 @@ def measure(
                 t3 = time.perf_counter()
                 row = {"steps": learner.steps - before, "collect_s": t2 - t1}
                 row["update_s"] = t3 - t2
-                row.update(_rllib_split(learner))
+                if learn_clock is not None:
+                    # RLlib's iteration: the env runners sample, then the learner
+                    # updates (timed here), then the weights go back to the runners
+                    row["learn_s"] = learn_clock.pop()
+                    row["sample_s"] = row["collect_s"] - row["learn_s"]
                 rows.append(row)
         finally:
             learner.close()
@@ -128,28 +134,36 @@ def measure(
         runners = max(1, num_env_runners)
         out["per_runner_steps_per_s"] = n / sample / runners
         out["learner_s_per_step"] = learn / n
-        out["other_s_per_step"] = max(0.0, seconds - sample - learn) / n
     return out
 
 
-def _rllib_split(learner: Any) -> dict[str, float]:
-    """Sampling and learning time of the last RLlib iteration (RLlib's timers)."""
-    result = getattr(learner, "_last", None)
-    if not isinstance(result, dict):
-        return {}
-    from ray.rllib.utils.metrics import (
-        ENV_RUNNER_SAMPLING_TIMER,
-        LEARNER_UPDATE_TIMER,
-        TIMERS,
-    )
+class _Clock:
+    """Seconds spent in the learner's updates since the last `pop`."""
 
-    timers = result.get(TIMERS, {})
-    if ENV_RUNNER_SAMPLING_TIMER not in timers or LEARNER_UPDATE_TIMER not in timers:
-        return {}
-    return {
-        "sample_s": float(timers[ENV_RUNNER_SAMPLING_TIMER]),
-        "learn_s": float(timers[LEARNER_UPDATE_TIMER]),
-    }
+    def __init__(self) -> None:
+        self.seconds = 0.0
+
+    def pop(self) -> float:
+        seconds, self.seconds = self.seconds, 0.0
+        return seconds
+
+
+def _time_learner_updates(learner: Any) -> _Clock:
+    """Time every ``LearnerGroup.update`` of an rllib backend (RLlib's own timers are
+    smoothed over iterations, too coarse for one run)."""
+    clock = _Clock()
+    group = learner.algo.learner_group
+    update = group.update
+
+    def timed(*args: Any, **kwargs: Any) -> Any:
+        t = time.perf_counter()
+        try:
+            return update(*args, **kwargs)
+        finally:
+            clock.seconds += time.perf_counter() - t
+
+    group.update = timed
+    return clock
 
 
 def projection(per_runner: float, learner_s_per_step: float, runners: int) -> float:
