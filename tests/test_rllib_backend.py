@@ -320,6 +320,7 @@ def test_two_node_cluster(tmp_path: Path) -> None:
             timeout=300,
         )
         assert out.returncode == 2, out.stderr[-2000:]
+        assert len(out.stderr.strip().splitlines()) == 1, out.stderr
         assert "cannot join the Ray cluster at --address" in out.stderr
         assert "RAY_AUTH_TOKEN" in out.stderr
         assert not run_dir.exists()

@@ -11,8 +11,13 @@ cluster.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
+import os
 import socket
+import sys
+import tempfile
+from collections.abc import Iterator
 from importlib import metadata
 
 SUPPORTED = ((2, 60), (2, 61))
@@ -124,25 +129,48 @@ def join(address: str) -> None:
     if ray.is_initialized():
         return
     try:
-        ray.init(
-            address=address,
-            include_dashboard=False,
-            log_to_driver=False,
-            configure_logging=False,
-        )
+        held: list[str] = []
+        with _stderr_held(held):
+            ray.init(
+                address=address,
+                include_dashboard=False,
+                log_to_driver=False,
+                configure_logging=False,
+            )
+        sys.stderr.write("".join(held))
     except Exception as err:  # noqa: BLE001 (Ray raises many types; one line out)
         text = str(err).strip()
         first = text.splitlines()[0] if text else type(err).__name__
-        hint = ""
-        if "token" in text.lower():
-            hint = (
-                " (the cluster wants its auth token: set RAY_AUTH_MODE=token and "
-                "RAY_AUTH_TOKEN, or RAY_AUTH_TOKEN_PATH, as on its nodes)"
-            )
+        # Something answers there (check_address) but the join failed: most often
+        # the token that Ray 2.60 wants, which Ray's message does not name.
+        hint = (
+            " (is it a Ray head's port, and is this process given the cluster's "
+            "auth token: RAY_AUTH_MODE=token and RAY_AUTH_TOKEN or "
+            "RAY_AUTH_TOKEN_PATH, as on its nodes?)"
+        )
         raise RayUnavailable(
             f"cannot join the Ray cluster at --address {address}: {first[:200]}{hint}"
         ) from None
     _joined.append(address)
+
+
+@contextlib.contextmanager
+def _stderr_held(into: list[str]) -> Iterator[None]:
+    """Hold what is written to the process's stderr (file descriptor 2, where Ray's
+    C++ core logs a refused join once a second until it gives up) and append it to
+    ``into``; the caller shows it or, when the join failed, says it in one line."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile("w+") as held:
+        os.dup2(held.fileno(), 2)
+        try:
+            yield
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+            held.seek(0)
+            into.append(held.read())
 
 
 def connect(address: str | None, num_cpus: int) -> bool:
