@@ -251,6 +251,20 @@ def test_tiny_run_checkpoint_interrupt_and_resume(
 
 
 @pytest.mark.xdist_group("ray")
+def test_more_runners_than_the_clusters_cpus(local_ray, tmp_path: Path) -> None:
+    """RLlib would wait forever for runners the Ray cannot place: refused first."""
+    with pytest.raises(ValueError, match="needs 3 CPUs, one per runner; the Ray "):
+        train(
+            config_from_dict(TINY),
+            run_dir=tmp_path / "run",
+            progress=False,
+            backend="rllib",
+            backend_options={"num_env_runners": 3},
+        )
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.xdist_group("ray")
 def test_warm_start_fit_reaches_the_env_runner(local_ray, tmp_path: Path) -> None:
     """The warm start's fit trains the learner's RLlib module through the SB3-policy
     view `imitation.fit` uses: the student then copies the teacher more often than

@@ -46,6 +46,23 @@ def ray_version() -> str | None:
         return None
 
 
+def check_cpus(runners: int) -> None:
+    """`RayUnavailable` when the Ray this process is connected to (a joined cluster,
+    or one started before) has fewer CPUs than ``runners`` env runners need (one
+    each): RLlib would wait for them forever. Nothing to check before Ray runs: a
+    local Ray is started with enough."""
+    import ray
+
+    if not ray.is_initialized():
+        return
+    cpus = int(ray.cluster_resources().get("CPU", 0))
+    if runners > cpus:
+        raise RayUnavailable(
+            f"--num-env-runners {runners} needs {runners} CPUs, one per runner; the "
+            f"Ray cluster has {cpus}: add nodes or ask for fewer runners"
+        )
+
+
 def _major_minor(version: str) -> tuple[int, int] | None:
     parts = version.split(".")
     try:
@@ -219,6 +236,7 @@ __all__ = [
     "RayUnavailable",
     "check",
     "check_address",
+    "check_cpus",
     "check_version",
     "connect",
     "join",

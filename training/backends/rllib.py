@@ -559,6 +559,7 @@ def check_options(config: TrainConfig, options: Mapping[str, Any]) -> None:
             "--set exact_aux_fraction=0)"
         )
     ray_support.check(options.get("address"))
+    ray_support.check_cpus(runners)
 
 
 __all__ = ["RUNNERS_FILE", "RLlibBackend", "RunnerEnv", "check_options", "sb3_actor"]
