@@ -7,6 +7,7 @@ exit with status 2; nothing prints a traceback for a user's mistake.
 from __future__ import annotations
 
 import argparse
+import json
 import shlex
 import sys
 from collections.abc import Sequence
@@ -209,6 +210,13 @@ def cmd_train(args: argparse.Namespace) -> int:
     from .training import backends
 
     backends.check(args.backend)  # before any config is read or file written
+    backend_options: dict[str, Any] = {}
+    if args.num_env_runners is not None:
+        backend_options["num_env_runners"] = args.num_env_runners
+    if args.address is not None:
+        backend_options["address"] = args.address
+    if args.backend == "rllib" and not args.verbose:
+        _quiet_ray()
     from .training.train import (
         default_run_dir,
         load_config,
@@ -231,6 +239,12 @@ def cmd_train(args: argparse.Namespace) -> int:
         config, changes = resume_config(run_dir, args.set or [])
         if config.env != args.env:
             raise UsageError(f"{run_dir} holds a {config.env} run, not {args.env}")
+        stored = _stored_backend(run_dir)
+        if stored is not None and stored != args.backend:
+            raise UsageError(
+                f"{run_dir} was trained with --backend {stored}: resume it with "
+                f"--backend {stored}"
+            )
         for line in changes:
             print(f"resume with --set {line}")
     else:
@@ -243,12 +257,46 @@ def cmd_train(args: argparse.Namespace) -> int:
         resume=args.resume,
         progress=not args.quiet,
         backend=args.backend,
+        backend_options=backend_options,
     )
-    _report_run(result, summary_table, args.env)
+    again = []  # what the resume command needs besides the run directory
+    if args.backend != backends.DEFAULT:
+        again += ["--backend", args.backend]
+    for key, value in backend_options.items():
+        again += ["--" + key.replace("_", "-"), str(value)]
+    _report_run(result, summary_table, args.env, again)
     return 130 if result.interrupted else 0
 
 
-def _report_run(result, summary_table, env: str) -> None:
+def _quiet_ray() -> None:
+    """Ray's and RLlib's start-up notices (the new API stack, token auth, gputil,
+    deprecations inside RLlib) would bury the progress bar: only their errors show."""
+    import logging
+
+    from .training.backends import ray_support
+
+    if ray_support.ray_version() is None:
+        return  # the backend's check says what to install
+    import ray.rllib  # noqa: F401  (its loggers exist once it is imported)
+
+    for name in list(logging.root.manager.loggerDict):
+        if name == "ray" or name.startswith("ray."):
+            logging.getLogger(name).setLevel(logging.ERROR)
+
+
+def _stored_backend(run_dir: str | Path) -> str | None:
+    """The backend that wrote a run directory's latest checkpoint (sb3 for one that
+    does not say), or None when there is no readable checkpoint yet."""
+    from .training import checkpoint as ckpt_io
+
+    try:
+        manifest = json.loads((ckpt_io.resolve(run_dir) / ckpt_io.MANIFEST).read_text())
+    except (ckpt_io.CheckpointError, OSError, ValueError):
+        return None
+    return manifest.get("backend", "sb3") if isinstance(manifest, dict) else None
+
+
+def _report_run(result, summary_table, env: str, again: Sequence[str] = ()) -> None:
     if result.interrupted:
         if result.phase == "teacher games":
             print(
@@ -267,7 +315,10 @@ def _report_run(result, summary_table, env: str) -> None:
                 f"{result.checkpoint}"
             )
         print(
-            f"continue with: {parlour_command()} train {env} --resume --run-dir "
+            f"continue with: {parlour_command()} train {env} "
+            + " ".join(shlex.quote(a) for a in again)
+            + (" " if again else "")
+            + "--resume --run-dir "
             + shlex.quote(str(result.run_dir))
         )
         return
@@ -687,10 +738,30 @@ def build_parser() -> argparse.ArgumentParser:
         "--backend",
         default="sb3",
         metavar="NAME",
-        help="the learning library (sb3: sb3-contrib's MaskablePPO; "
-        "parlour.training.backends lists them)",
+        help="the learning library (sb3: sb3-contrib's MaskablePPO; rllib: RLlib's "
+        "PPO with env runners on Ray; parlour.training.backends lists them)",
+    )
+    p.add_argument(
+        "--num-env-runners",
+        type=_non_negative_int,
+        default=None,
+        metavar="N",
+        help="--backend rllib: env-runner processes collecting self-play "
+        "(default 2; 0 = in this process)",
+    )
+    p.add_argument(
+        "--address",
+        default=None,
+        metavar="HOST:PORT",
+        help="--backend rllib: join the Ray cluster there ('ray start --head' "
+        "prints it) instead of starting a local Ray",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--verbose",
+        action="store_true",
+        help="--backend rllib: show Ray's and RLlib's warnings",
+    )
     p.set_defaults(func=cmd_train)
 
     p = sub.add_parser("eval", help="evaluate a checkpoint against bots")

@@ -8,6 +8,7 @@ import inspect
 import pytest
 
 from parlour.training import backends
+from parlour.training.backends.rllib import RLlibBackend
 from parlour.training.backends.sb3 import SB3Backend
 from parlour.training.train import config_from_dict, train
 
@@ -20,12 +21,13 @@ def _members(cls: type) -> dict[str, object]:
     }
 
 
-def test_sb3_backend_implements_every_method_of_the_protocol():
+@pytest.mark.parametrize("backend", [SB3Backend, RLlibBackend])
+def test_backend_implements_every_method_of_the_protocol(backend: type):
     wanted = _members(backends.Backend)
     assert {"collect", "update", "export_weights", "restore", "steps"} <= set(wanted)
     for name, member in wanted.items():
-        have = getattr(SB3Backend, name, None)
-        assert have is not None, f"SB3Backend lacks {name}"
+        have = getattr(backend, name, None)
+        assert have is not None, f"{backend.__name__} lacks {name}"
         if isinstance(member, property):
             assert isinstance(have, property), name
             continue

@@ -115,6 +115,7 @@ def train(
     progress: bool = True,
     final_eval: bool = True,
     backend: str = backends.DEFAULT,
+    backend_options: dict[str, Any] | None = None,
 ) -> TrainResult:
     """Run (or resume) a training run with ``backend``; returns where everything was
     written.
@@ -124,12 +125,15 @@ def train(
     done. Ctrl-C in any phase keeps what is finished and returns an interrupted result;
     ``resume=True`` (or a fresh start with the very config the run was started with)
     continues from the last completed phase. Everything is checked before anything is
-    written. ``final_eval=False`` skips the evaluations at step 0 and after the last
-    step, leaving only the periodic ones (for timing runs).
+    written (``backend_options``, the backend's own keywords such as rllib's
+    ``num_env_runners`` and ``address``, too). ``final_eval=False`` skips the
+    evaluations at step 0 and after the last step, leaving only the periodic ones
+    (for timing runs).
     """
     backends.check(backend)
     config.validate()
     backends.check_config(backend, config)
+    backends.check_options(backend, config, backend_options)
 
     def say(line: str) -> None:
         if progress:
@@ -164,7 +168,7 @@ def train(
         max_snapshots=config.max_snapshots,
     )
     bar = _SelfPlayBar(config, run.evaluations, progress)
-    learner = backends.make(backend, config, pool, run.path, bar.step)
+    learner = backends.make(backend, config, pool, run.path, bar.step, backend_options)
     game = learner.game
     if run.saved is not None:
         for label, weights in learner.restore(run.saved):

@@ -16,8 +16,12 @@ experience and how it updates on it. The loop it is driven by::
 A new backend is a module here with a class implementing `Backend`, and one line in
 `BACKENDS`; ``parlour train --backend NAME`` then picks it. A module-level
 ``check_config(config)`` refuses configs the backend cannot run before anything is
-written (`check_config`). ``sb3`` is sb3-contrib's MaskablePPO on the scalar envs,
-``batch`` a compact PPO on the batched engines (`training.backends.batch`).
+written (`check_config`); a backend with options of its own (rllib:
+``num_env_runners``, ``address``) takes them as keywords and names a function in
+`OPTION_CHECKS` that checks them before anything is written (`check_options`).
+``sb3`` is sb3-contrib's MaskablePPO on the scalar envs, ``batch`` a compact PPO on the
+batched engines (`training.backends.batch`), ``rllib`` RLlib's PPO on Ray env runners
+(`training.backends.rllib`).
 The checkpoint format is the backend's own (`checkpoint_tensors`, `restore`); the
 exported weights are always a `NumpyPolicy`, which is what the opponent pool, the
 evaluations and ``ckpt:`` agents play with.
@@ -26,7 +30,7 @@ evaluations and ``ckpt:`` agents play with.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -42,6 +46,12 @@ if TYPE_CHECKING:
 BACKENDS: dict[str, str] = {
     "sb3": "parlour.training.backends.sb3:SB3Backend",
     "batch": "parlour.training.backends.batch:BatchBackend",
+    "rllib": "parlour.training.backends.rllib:RLlibBackend",
+}
+# name -> "module:function(config, options)" checking a backend's options (and what it
+# needs installed or reachable) before anything is written; ValueError, one line
+OPTION_CHECKS: dict[str, str] = {
+    "rllib": "parlour.training.backends.rllib:check_options",
 }
 DEFAULT = "sb3"
 
@@ -149,17 +159,48 @@ def check_config(name: str, config: TrainConfig) -> None:
         checker(config)
 
 
+def check_options(
+    name: str, config: TrainConfig, options: Mapping[str, Any] | None = None
+) -> None:
+    """ValueError (one line) for backend options (``--num-env-runners``,
+    ``--address``) the backend ``name`` does not take or cannot run with, and for
+    what it needs that is missing (e.g. Ray for rllib). Nothing is started."""
+    check(name)
+    options = dict(options or {})
+    if name not in OPTION_CHECKS:
+        if options:
+            flags = ", ".join("--" + k.replace("_", "-") for k in sorted(options))
+            raise ValueError(f"{flags}: not an option of --backend {name}")
+        return
+    module, _, func = OPTION_CHECKS[name].partition(":")
+    getattr(importlib.import_module(module), func)(config, options)
+
+
 def make(
     name: str,
     config: TrainConfig,
     pool: OpponentPool,
     run_dir: Path,
     on_step: Callable[[int], None],
+    options: Mapping[str, Any] | None = None,
 ) -> Backend:
-    """Build the backend ``name`` for a run (`check` it first)."""
+    """Build the backend ``name`` for a run (`check` it and `check_options` first);
+    ``options`` are the backend's own keywords."""
     check(name)
     module, _, cls = BACKENDS[name].partition(":")
-    return getattr(importlib.import_module(module), cls)(config, pool, run_dir, on_step)
+    return getattr(importlib.import_module(module), cls)(
+        config, pool, run_dir, on_step, **dict(options or {})
+    )
 
 
-__all__ = ["BACKENDS", "DEFAULT", "Backend", "check", "check_config", "make", "names"]
+__all__ = [
+    "BACKENDS",
+    "DEFAULT",
+    "OPTION_CHECKS",
+    "Backend",
+    "check",
+    "check_config",
+    "check_options",
+    "make",
+    "names",
+]

@@ -1,0 +1,381 @@
+"""``parlour train --backend rllib``: the RLlib module's actor is the `NumpyPolicy`
+that evaluations and ``ckpt:`` agents play; bad input (Ray missing, an unsupported
+Ray, an unreachable cluster, options of another backend) is one line and exit 2 with
+nothing written; on a local Ray a tiny run writes the run directory, its checkpoint
+plays as ``ckpt:PATH``, an interrupt in the middle of an update keeps the weights of
+the rollout's start, and ``--resume`` continues the steps and the pool. The slow test
+trains on a 2-node cluster started with ``ray start`` (`tests/ray_cluster.py`).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import ray
+import torch
+import yaml
+
+from parlour.cli import main as cli
+from parlour.integrations import rllib as prl
+from parlour.training import checkpoint as ckpt_io
+from parlour.training import imitation
+from parlour.training.arena import run_arena
+from parlour.training.backends import ray_support
+from parlour.training.backends import rllib as rllib_backend
+from parlour.training.policy import NumpyPolicy
+from parlour.training.train import config_from_dict, read_evaluations, run_state, train
+
+sys.path.insert(0, str(Path(__file__).parent))
+from ray_cluster import RayCluster, free_port  # noqa: E402
+
+TINY = {
+    "env": "german_whist_v0",
+    "total_timesteps": 512,
+    "n_envs": 2,
+    "n_steps": 128,
+    "batch_size": 64,
+    "n_epochs": 1,
+    "net_arch": [16, 16],
+    "opponents": {"self": 0.5, "random": 0.5},
+    "snapshot_every": 256,
+    "checkpoint_every": 256,
+    "eval_every": 256,
+    "eval_games": 4,
+    "eval_opponents": ["random"],
+    "tensorboard": True,
+}
+
+
+@pytest.mark.parametrize("activation", ["tanh", "relu"])
+def test_numpy_policy_is_the_modules_actor(activation: str) -> None:
+    """`export_weights`' renaming: NumpyPolicy's logits are the RLlib module's
+    (masked) action logits, for every legal action."""
+    env = prl.rllib_env("german_whist_v0")
+    space = env.observation_spaces[env.possible_agents[0]]
+    module = prl.MaskedPPOTorchRLModule(
+        observation_space=space,
+        action_space=env.action_spaces[env.possible_agents[0]],
+        model_config={
+            "fcnet_hiddens": [32, 24],
+            "fcnet_activation": activation,
+            "head_fcnet_hiddens": [],
+            "vf_share_layers": False,
+        },
+    )
+    policy = NumpyPolicy(rllib_backend.sb3_actor(module.state_dict()), activation)
+    rng = np.random.default_rng(0)
+    obs = rng.random((8, space[prl.OBS_KEY].shape[0])).astype(np.float32)
+    mask = (rng.random((8, space[prl.MASK_KEY].shape[0])) < 0.5).astype(np.float32)
+    mask[:, 0] = 1.0
+
+    def logits(mask: np.ndarray) -> np.ndarray:
+        batch = {
+            prl.OBS_KEY: torch.from_numpy(obs),
+            prl.MASK_KEY: torch.from_numpy(mask),
+        }
+        with torch.no_grad():
+            return module.forward_inference({"obs": batch})[
+                "action_dist_inputs"
+            ].numpy()
+
+    np.testing.assert_allclose(
+        policy.logits(obs), logits(np.ones_like(mask)), rtol=1e-5, atol=1e-5
+    )
+    masked = logits(mask)
+    for row in range(len(obs)):
+        assert policy.act(obs[row], mask[row]) == int(masked[row].argmax())
+
+
+# --- bad input: one line, exit 2, nothing written ------------------------------------
+def _refused(capsys, tmp_path: Path, *extra: str) -> str:
+    run_dir = tmp_path / "run"
+    code = cli(
+        [
+            "train",
+            "german_whist_v0",
+            "--backend",
+            "rllib",
+            "--run-dir",
+            str(run_dir),
+            "--quiet",
+            *extra,
+        ]
+    )
+    err = capsys.readouterr().err.strip()
+    assert code == 2
+    assert len(err.splitlines()) == 1, err
+    assert not run_dir.exists()
+    return err
+
+
+def test_without_ray_installed(monkeypatch, capsys, tmp_path: Path) -> None:
+    monkeypatch.setattr(ray_support, "ray_version", lambda: None)
+    err = _refused(capsys, tmp_path)
+    assert "not installed" in err and "pip install 'parlour[rllib]'" in err
+
+
+def test_unsupported_ray_version(monkeypatch, capsys, tmp_path: Path) -> None:
+    monkeypatch.setattr(ray_support, "ray_version", lambda: "2.45.0")
+    err = _refused(capsys, tmp_path)
+    assert "supports Ray 2.60.x, not the installed 2.45.0" in err
+
+
+def test_unreachable_address(capsys, tmp_path: Path) -> None:
+    err = _refused(capsys, tmp_path, "--address", f"127.0.0.1:{free_port()}")
+    assert "no Ray cluster answers at --address 127.0.0.1:" in err
+    assert "ray start --head" in err
+    err = _refused(capsys, tmp_path, "--address", "127.0.0.1:notaport")
+    assert "is not HOST:PORT" in err
+
+
+def test_rllib_options_elsewhere_and_unsupported_keys(capsys, tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    for extra in (["--address", "127.0.0.1:6379"], ["--num-env-runners", "2"]):
+        code = cli(
+            ["train", "german_whist_v0", "--run-dir", str(run_dir), "--quiet", *extra]
+        )
+        err = capsys.readouterr().err.strip()
+        assert code == 2 and "not an option of --backend sb3" in err
+    err = _refused(capsys, tmp_path, "--set", "exact_aux_fraction=0.1")
+    assert "exact_aux_fraction is not supported by --backend rllib" in err
+    with pytest.raises(SystemExit):  # argparse: a negative count
+        cli(
+            [
+                "train",
+                "german_whist_v0",
+                "--backend",
+                "rllib",
+                "--num-env-runners",
+                "-1",
+            ]
+        )
+    assert not run_dir.exists()
+
+
+# --- on a local Ray ------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def local_ray():
+    """A Ray of this module's own with 2 CPUs (the backend uses the running one)."""
+    torch.set_num_threads(1)
+    ray.init(
+        address="local",
+        num_cpus=2,
+        include_dashboard=False,
+        log_to_driver=False,
+        configure_logging=False,
+    )
+    yield
+    ray.shutdown()
+
+
+@pytest.mark.xdist_group("ray")
+def test_tiny_run_checkpoint_interrupt_and_resume(
+    local_ray, tmp_path: Path, capsys
+) -> None:
+    """``parlour train --backend rllib`` with one env runner, 512 steps in rollouts of
+    256. The learner's update of the second rollout is interrupted after it changed
+    the weights: the checkpoint holds the weights of that rollout's start and 256
+    steps, and the command to continue names the backend. A resume with another
+    backend is refused; ``--resume`` trains to 512 with the pool's snapshots back;
+    the run directory is complete and its checkpoint plays as ``ckpt:PATH``."""
+    from ray.rllib.core.learner.learner_group import LearnerGroup
+
+    run_dir = tmp_path / "run"
+    config_file = tmp_path / "tiny.yaml"
+    config_file.write_text(yaml.safe_dump(TINY))
+    command = ["train", "german_whist_v0", "--run-dir", str(run_dir), "--quiet"]
+    real_update = LearnerGroup.update
+    seen: dict[str, object] = {"calls": 0}
+
+    def update_then_interrupt(self, *args, **kwargs):
+        seen["calls"] += 1
+        if seen["calls"] == 2:
+            module = self._learner.module[next(iter(self._learner.module.keys()))]
+            seen["before"] = {k: v.clone() for k, v in module.state_dict().items()}
+            real_update(self, *args, **kwargs)
+            after = module.state_dict()
+            assert any(not torch.equal(seen["before"][k], after[k]) for k in after)
+            raise KeyboardInterrupt
+        return real_update(self, *args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(LearnerGroup, "update", update_then_interrupt)
+        code = cli(
+            [
+                *command,
+                "--config",
+                str(config_file),
+                "--backend",
+                "rllib",
+                "--num-env-runners",
+                "1",
+            ]
+        )
+    out = capsys.readouterr().out
+    assert code == 130
+    assert "interrupted at step 256" in out
+    assert "--backend rllib --num-env-runners 1 --resume --run-dir" in out
+    saved = ckpt_io.load(run_dir)
+    assert saved.step == 256
+    for key, value in seen["before"].items():
+        assert torch.equal(saved.tensors["rllib_module"][key], value), key
+    assert saved.manifest["snapshots"] == ["self@256"]
+    assert saved.manifest["backend"] == "rllib"
+    runners = json.loads((run_dir / rllib_backend.RUNNERS_FILE).read_text())
+    assert [r["worker_index"] for r in runners["runners"]] == [1]
+
+    assert cli([*command, "--resume"]) == 2  # sb3, the default
+    assert "trained with --backend rllib" in capsys.readouterr().err
+    # the runners are not part of the run: continue sampling in this process
+    code = cli([*command, "--resume", "--backend", "rllib", "--num-env-runners", "0"])
+    assert code == 0
+    assert run_state(run_dir)["phase"] == "done"
+    for name in ("config.json", "evaluations.csv", "learning_curve.png"):
+        assert (run_dir / name).is_file(), name
+    assert any((run_dir / "tensorboard").rglob("events.out.tfevents.*"))
+    final = ckpt_io.load(run_dir)
+    assert 512 <= final.step < 512 + 16
+    rows = read_evaluations(run_dir / "evaluations.csv")
+    assert [r["step"] for r in rows] == [0, 256, final.step]
+    assert final.manifest["snapshots"] == ["self@256"]  # restored, not re-added
+
+    result = run_arena(
+        "german_whist_v0", [f"ckpt:{run_dir}", "random"], games=4, duplicate=True
+    )
+    assert result.games == 4
+
+
+@pytest.mark.xdist_group("ray")
+def test_more_runners_than_the_clusters_cpus(local_ray, tmp_path: Path) -> None:
+    """RLlib would wait forever for runners the Ray cannot place: refused first."""
+    with pytest.raises(ValueError, match="needs 3 CPUs, one per runner; the Ray "):
+        train(
+            config_from_dict(TINY),
+            run_dir=tmp_path / "run",
+            progress=False,
+            backend="rllib",
+            backend_options={"num_env_runners": 3},
+        )
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.xdist_group("ray")
+def test_warm_start_fit_reaches_the_env_runner(local_ray, tmp_path: Path) -> None:
+    """The warm start's fit trains the learner's RLlib module through the SB3-policy
+    view `imitation.fit` uses: the student then copies the teacher more often than
+    chance, and the env runner plays with the fitted weights."""
+    from parlour.training.selfplay import OpponentPool
+
+    config = config_from_dict({**TINY, "tensorboard": False})
+    pool = OpponentPool(config.env, dict(config.opponents), seed=0)
+    backend = rllib_backend.RLlibBackend(
+        config, pool, tmp_path, lambda _: None, num_env_runners=0
+    )
+    try:
+        obs = np.zeros(backend.game.observation_size, np.float32)
+        before = backend.export_weights().logits(obs)
+        data = imitation.collect(config.env, {}, "heuristic", 20, seed=1)
+        losses: list[float] = []
+        report = backend.imitate(data, lambda epoch, loss: losses.append(loss))
+        assert len(losses) == config.warm_start_epochs
+        assert losses[-1] < losses[0]
+        assert 0 < report.agreement <= 1
+        learner = backend._module().state_dict()
+        runner = backend.algo.env_runner_group.local_env_runner.module
+        for key, value in runner.state_dict().items():
+            assert torch.equal(value, learner[key]), key
+        after = backend.export_weights().logits(obs)
+        assert not np.allclose(before, after)
+    finally:
+        backend.close()
+
+
+@pytest.mark.xdist_group("ray")
+def test_sb3_checkpoint_is_not_resumed_by_rllib(local_ray, tmp_path: Path) -> None:
+    """A run the sb3 backend wrote cannot be continued by rllib (other tensors)."""
+    config = config_from_dict({**TINY, "total_timesteps": 256, "tensorboard": False})
+    train(config, run_dir=tmp_path / "run", progress=False, final_eval=False)
+    with pytest.raises(ckpt_io.CheckpointError, match="not written by the rllib"):
+        train(
+            config_from_dict({**TINY, "tensorboard": False}),
+            run_dir=tmp_path / "run",
+            resume=True,
+            progress=False,
+            backend="rllib",
+            backend_options={"num_env_runners": 0},
+        )
+
+
+# --- a 2-node cluster ----------------------------------------------------------------
+@pytest.mark.slow
+def test_two_node_cluster(tmp_path: Path) -> None:
+    """``ray start`` a head and a worker node with 1 CPU each, train German Whist for
+    a few thousand steps with 2 env runners through ``--address``: one runner runs
+    on each node; the checkpoint evaluates. The cluster's processes are ended by
+    their process groups (never ``ray stop``)."""
+    run_dir = tmp_path / "run"
+    parlour = str(Path(sys.executable).with_name("parlour"))
+    with RayCluster(tmp_path / "cluster", cpus_per_node=[1, 1]) as cluster:
+        nodes = cluster.alive_nodes()
+        assert len(nodes) == 2
+        # without the cluster's token: refused in one line, nothing written
+        wrong = {**cluster.env, "RAY_AUTH_TOKEN": "0" * 64}
+        out = subprocess.run(
+            [parlour, "train", "german_whist_v0", "--backend", "rllib"]
+            + ["--address", cluster.address, "--run-dir", str(run_dir), "--quiet"],
+            capture_output=True,
+            text=True,
+            env=wrong,
+            timeout=300,
+        )
+        assert out.returncode == 2, out.stderr[-2000:]
+        assert len(out.stderr.strip().splitlines()) == 1, out.stderr
+        assert "cannot join the Ray cluster at --address" in out.stderr
+        assert "RAY_AUTH_TOKEN" in out.stderr
+        assert not run_dir.exists()
+        out = subprocess.run(
+            [
+                parlour,
+                "train",
+                "german_whist_v0",
+                "--backend",
+                "rllib",
+                "--num-env-runners",
+                "2",
+                "--address",
+                cluster.address,
+                "--run-dir",
+                str(run_dir),
+                "--quiet",
+                "--set",
+                "total_timesteps=4096",
+                "--set",
+                "warm_start=''",
+                "--set",
+                "eval_every=2048",
+                "--set",
+                "checkpoint_every=2048",
+                "--set",
+                "snapshot_every=2048",
+                "--set",
+                "eval_games=20",
+                "--set",
+                "tensorboard=false",
+            ],
+            capture_output=True,
+            text=True,
+            env=cluster.env,
+            timeout=900,
+        )
+        assert out.returncode == 0, out.stderr[-2000:]
+        runners = json.loads((run_dir / rllib_backend.RUNNERS_FILE).read_text())
+        assert sorted(r["node_id"] for r in runners["runners"]) == sorted(nodes)
+        assert all(r["has_env"] for r in runners["runners"])
+    assert ckpt_io.load(run_dir).step >= 4096
+    code = cli(["eval", str(run_dir), "--vs", "random", "--games", "40", "--duplicate"])
+    assert code == 0
