@@ -25,9 +25,11 @@ from __future__ import annotations
 from typing import Any
 
 from .german_whist import GermanWhistBatch
+from .herzeln import HerzelnBatch
 
 ENGINES: dict[str, type] = {
     "german_whist_v0": GermanWhistBatch,
+    "herzeln_v0": HerzelnBatch,
 }
 
 
@@ -39,4 +41,4 @@ def make(env_name: str, batch_size: int, **options: Any) -> Any:
     return ENGINES[env_name](batch_size, **options)
 
 
-__all__ = ["ENGINES", "GermanWhistBatch", "make"]
+__all__ = ["ENGINES", "GermanWhistBatch", "HerzelnBatch", "make"]
