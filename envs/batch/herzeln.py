@@ -131,10 +131,12 @@ class HerzelnBatch:
         self._seats = torch.arange(P, device=dev)
         self._rot = torch.arange(1, P + 1, device=dev)
         self._lines = torch.arange(L, device=dev)
-        self._ranks = torch.arange(R, device=dev)
-        self._suits = torch.arange(4, device=dev)
-        self._contract_ids = torch.arange(N_CONTRACTS, device=dev)
         self._shifts = torch.arange(N, device=dev, dtype=i64)
+        self._shifts64 = torch.arange(64, device=dev, dtype=i64)
+        # bit positions inside the observation's two small words (see observe)
+        self._void_shifts = N_CONTRACTS + 2 * P + 4 * torch.arange(P, device=dev)
+        self._flags_at = N_CONTRACTS + 6 * P
+        self._line_base = R * torch.arange(L, device=dev)
         self._one = torch.ones((), device=dev, dtype=i64)
         self._arange_b = torch.arange(B, device=dev)
         self.generator = torch.Generator(device=dev)
@@ -616,6 +618,24 @@ class HerzelnBatch:
         )
 
     # --- observation ------------------------------------------------------------------
+    def _write_bits(
+        self, out: torch.Tensor, col: int, words: torch.Tensor, count: int
+    ) -> None:
+        """Bits ``0..count-1`` of each int64 word of ``words (B, K)`` as 0/1 floats
+        into ``out[:, col : col + K * count]``, word after word."""
+        B, K = words.shape
+        if self._cpu:
+            # numpy's unpackbits, and numpy's uint8-to-float32 copy into the
+            # output's own memory: about 3x torch's bool-to-float copy on CPU
+            raw = words.contiguous().numpy().view(np.uint8).reshape(B, K, 8)
+            bits = np.unpackbits(raw, axis=2, count=count, bitorder="little")
+            dest = out.numpy()[:, col : col + K * count]
+            dest.shape = (B, K, count)  # a view or an error, never a silent copy
+            dest[...] = bits
+        else:
+            bits = (words[:, :, None] >> self._shifts64[:count]) & 1
+            out[:, col : col + K * count] = bits.reshape(B, -1)
+
     def observe(self, seat: int | torch.Tensor | None = None) -> torch.Tensor:
         """float32 ``(B, observation_size)``: the scalar env's observation of ``seat``
         (an int or a ``(B,)`` tensor; default the player to act) in every game."""
@@ -636,7 +656,7 @@ class HerzelnBatch:
             fits = torch.where(dom, (opening | top | bottom) & ~self.laid, 0)
         else:
             fits = torch.zeros_like(self.laid)
-        words = torch.cat(
+        cards = torch.cat(
             [
                 self._mine(self.hands, p)[:, None],
                 rel(self.played),
@@ -647,29 +667,33 @@ class HerzelnBatch:
             1,
         )
         out = torch.empty(B, self.observation_size, device=self.device)
-        n_card_bits = words.shape[1] * N
-        out[:, :n_card_bits] = self._unpack(words).reshape(B, -1)
-        o = n_card_bits
-        out[:, o : o + N_CONTRACTS] = self.contract[:, None] == self._contract_ids
-        o += N_CONTRACTS
-        out[:, o : o + P] = ((self.dealer - p) % P)[:, None] == self._seats
-        o += P
-        leader = torch.where(self.in_trick > 0, (self.leader - p) % P, -1)
-        out[:, o : o + P] = leader[:, None] == self._seats
-        o += P
-        voids = (rel(self.voids)[:, :, None] >> self._suits) & 1
-        out[:, o : o + 4 * P] = voids.reshape(B, -1)
-        o += 4 * P
-        out[:, o : o + L * R] = (self.top[:, :, None] == self._ranks).reshape(B, -1)
-        o += L * R
-        out[:, o : o + L * R] = (self.bottom[:, :, None] == self._ranks).reshape(B, -1)
-        o += L * R
+        self._write_bits(out, 0, cards, N)
+        col = cards.shape[1] * N
+        # One word for the contract, dealer, trick leader and voids (8 + 6P bits)
+        # and the four flags after them; one for the Domino line ends (2LR <= 64).
+        one = self._one
         to_act = self.to_play == p
-        out[:, o] = to_act
-        out[:, o + 1] = to_act & ~dom & (self.in_trick == 0)
-        out[:, o + 2] = float(self.episode == "partie")
-        out[:, o + 3] = 0.0  # the game is over: never seen, finished games restart
-        o += N_FLAGS
+        to_lead = to_act & ~dom & (self.in_trick == 0)
+        info = (one << self.contract) | one << (N_CONTRACTS + (self.dealer - p) % P)
+        info = info | torch.where(
+            self.in_trick > 0, one << (N_CONTRACTS + P + (self.leader - p) % P), 0
+        )
+        info = info | (rel(self.voids) << self._void_shifts).sum(1)
+        info = info | (
+            (to_act.long() | to_lead.long() << 1 | int(self.episode == "partie") << 2)
+            << self._flags_at
+        )
+        top = torch.where(self.top >= 0, one << (self._line_base + self.top), 0)
+        bottom = torch.where(
+            self.bottom >= 0, one << (self._line_base + L * R + self.bottom), 0
+        )
+        ends = (top | bottom).sum(1)  # distinct bits
+        n_info = self._flags_at
+        self._write_bits(out, col, info[:, None], n_info)
+        self._write_bits(out, col + n_info, ends[:, None], 2 * L * R)
+        flags_col = col + n_info + 2 * L * R
+        self._write_bits(out, flags_col, (info >> self._flags_at)[:, None], N_FLAGS)
+        # (flag 3, the game is over, stays 0: finished games have started again)
         f64 = torch.float64
         # scalars computed in float64 and rounded once, as the scalar encoder does
         max_pts = self._max_points[self.contract][:, None]
@@ -687,7 +711,7 @@ class HerzelnBatch:
             ],
             1,
         )
-        out[:, o:] = scalars
+        out[:, flags_col + N_FLAGS :] = scalars
         return out
 
     def state_bytes(self) -> int:
