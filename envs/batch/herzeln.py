@@ -140,6 +140,8 @@ class HerzelnBatch:
         self._one = torch.ones((), device=dev, dtype=i64)
         self._arange_b = torch.arange(B, device=dev)
         self.generator = torch.Generator(device=dev)
+        # what `_layout_fits` and `_legal_words` computed for the current position
+        self._cache: dict[str, tuple[torch.Tensor, ...]] = {}
 
         def zeros(*shape: int) -> torch.Tensor:
             return torch.zeros(B, *shape, device=dev, dtype=i64)
@@ -211,6 +213,7 @@ class HerzelnBatch:
             dealer = torch.where(f_dealer >= 0, f_dealer, dealer)
             use = torch.arange(self.C, device=self.device) < f_count[:, None]
             hands = torch.where(use[:, :, None], f_hands, hands)
+        self._cache = {}
         self._new_episode(self._arange_b, dealer, hands)
 
     def _draw(self, k: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -364,11 +367,18 @@ class HerzelnBatch:
         """Column ``p[i]`` of row ``i`` of a ``(B, P)`` tensor."""
         return t.gather(1, p[:, None]).squeeze(1)
 
-    def _layout_fits(
-        self,
-    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    def _layout_fits(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """Cards that may open a line, go at a top end, go at a bottom end (before
         looking at hands or at what is laid)."""
+        # kept until the position changes: `legal_mask`, `observe` and `step` of one
+        # round all need it
+        if "fits" not in self._cache:
+            self._cache["fits"] = self._compute_layout_fits()
+        return self._cache["fits"]
+
+    def _compute_layout_fits(
+        self,
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         opened = self.top >= 0
         R, at = self.R, self._at
         # "above and below … in rank order. Aces may 'turn the corner'": the cycle
@@ -391,6 +401,13 @@ class HerzelnBatch:
         self,
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
         """Legal actions as (ids 0..N-1, N..2N-1, 2N..3N-1 as N-bit words, pass)."""
+        if "legal" not in self._cache:  # kept until the position changes
+            self._cache["legal"] = self._compute_legal_words()
+        return self._cache["legal"]
+
+    def _compute_legal_words(
+        self,
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
         hand = self._mine(self.hands, self.to_play)
         zero = torch.zeros_like(hand)
         if self._has_tricks:
@@ -463,6 +480,7 @@ class HerzelnBatch:
         if bad.any():
             self._raise_illegal(a, bad)
 
+        self._cache = {}  # the position changes from here on
         p = self.to_play
         sel = self._seats == p[:, None]  # (B, P): the mover's column
         is_pass = kind == 3
