@@ -307,6 +307,24 @@ def test_illegal_domino_actions() -> None:
         batch.step(actions)
 
 
+@pytest.mark.parametrize(
+    ("seat", "message"),
+    [
+        (4, r"seat must be 0..3, got 4"),
+        ([0, 1], "seat must be an int or 4 ints"),
+        (1.0, "seat must be an int or 4 ints"),
+        (torch.tensor([0, 1, 2, -1]), "0..3"),
+    ],
+)
+def test_bad_seat(seat: object, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        HerzelnBatch(4, seed=0).observe(seat)  # type: ignore[arg-type]
+    assert torch.equal(
+        HerzelnBatch(4, seed=0).observe(torch.tensor([0, 1, 2, 3]))[2],
+        HerzelnBatch(4, seed=0).observe(2)[2],
+    )
+
+
 @pytest.mark.parametrize("actions", [[0, 1, 2], [[0, 1, 2, 3]], [0.0, 1.0, 2.0, 3.0]])
 def test_bad_action_shapes(actions: list) -> None:
     with pytest.raises(ValueError, match="actions must be 4 integers"):

@@ -654,15 +654,29 @@ class HerzelnBatch:
             bits = (words[:, :, None] >> self._shifts64[:count]) & 1
             out[:, col : col + K * count] = bits.reshape(B, -1)
 
+    def _seat(self, seat: Any) -> torch.Tensor:
+        """``seat`` (an int or B ints) as a ``(B,)`` tensor, or a one-line error."""
+        B, P = self.batch_size, self.num_players
+        t = torch.as_tensor(seat, device=self.device)
+        if (
+            t.dtype.is_floating_point
+            or t.dtype == torch.bool
+            or t.shape
+            not in (
+                (),
+                (B,),
+            )
+        ):
+            raise ValueError(f"seat must be an int or {B} ints, got {seat!r}")
+        if ((t < 0) | (t >= P)).any():
+            raise ValueError(f"seat must be 0..{P - 1}, got {seat!r}")
+        return t.to(torch.int64).expand(B)
+
     def observe(self, seat: int | torch.Tensor | None = None) -> torch.Tensor:
         """float32 ``(B, observation_size)``: the scalar env's observation of ``seat``
         (an int or a ``(B,)`` tensor; default the player to act) in every game."""
         B, P, N, L, R = self.batch_size, self.num_players, self.N, self.L, self.R
-        p = (
-            self.to_play
-            if seat is None
-            else torch.as_tensor(seat, device=self.device, dtype=torch.int64).expand(B)
-        )
+        p = self.to_play if seat is None else self._seat(seat)
         order = (p[:, None] + self._seats) % P  # absolute seat of relative seat k
 
         def rel(t: torch.Tensor) -> torch.Tensor:
