@@ -28,12 +28,14 @@ from .forty_fives import FortyFivesBatch
 from .fuenfzehn_tot import FuenfzehnTotBatch
 from .fuenfzehnern import FuenfzehnernBatch
 from .german_whist import GermanWhistBatch
+from .herzeln import HerzelnBatch
 
 ENGINES: dict[str, type] = {
     "german_whist_v0": GermanWhistBatch,
     "forty_fives_v0": FortyFivesBatch,
     "fuenfzehnern_v0": FuenfzehnernBatch,
     "fuenfzehn_tot_v0": FuenfzehnTotBatch,
+    "herzeln_v0": HerzelnBatch,
 }
 
 
@@ -51,5 +53,6 @@ __all__ = [
     "FuenfzehnTotBatch",
     "FuenfzehnernBatch",
     "GermanWhistBatch",
+    "HerzelnBatch",
     "make",
 ]
