@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -231,6 +232,8 @@ def run_arena(
     if session is not None:
         session.shared = distributed.ship_checkpoints(specs) or None
         session.start()  # before the progress bar: a refusal is the only output
+        if progress:
+            print(session.describe(), file=sys.stderr)
     per_deal = len(rotations) if duplicate else 1
     bar = None
     if progress:

@@ -339,8 +339,16 @@ class RaySession:
             except (ConnectionError, RuntimeError, TimeoutError) as err:
                 first = str(err).strip().splitlines()[0] if str(err).strip() else ""
                 where = f"the Ray cluster at {self.address}" if self.address else "Ray"
+                hint = ""
+                if self.address and "RAY_AUTH_MODE" not in os.environ:
+                    # Ray 2.60 joins an explicit address without a token unless told
+                    hint = (
+                        "; if the cluster uses token authentication, set "
+                        "RAY_AUTH_MODE=token and give its token (docs/scale-out.md)"
+                    )
                 raise DistributedError(
                     f"cannot start or join {where}: {first or type(err).__name__}"
+                    + hint
                 ) from None
             self._started = True
         self._open = True
@@ -353,6 +361,16 @@ class RaySession:
             self.ray.shutdown()
         self._started = self._open = False
         self._shared_ref = None
+
+    def describe(self) -> str:
+        """One line: where the tasks run (for the progress output)."""
+        self.start()
+        nodes = [n for n in self.ray.nodes() if n.get("Alive")]
+        where = f"the cluster at {self.address}" if self.address else "a local Ray"
+        return (
+            f"ray: {self.workers} CPUs on {len(nodes)} node"
+            f"{'s' if len(nodes) != 1 else ''} ({where})"
+        )
 
     @property
     def workers(self) -> int:

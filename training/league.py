@@ -26,6 +26,7 @@ import itertools
 import json
 import math
 import sqlite3
+import sys
 import textwrap
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -508,6 +509,8 @@ def run_league(
         # started before the database is opened: a cluster that refuses us leaves
         # no file behind
         session.start()
+        if progress:
+            print(session.describe(), file=sys.stderr)
     try:
         conn = connect(db)
     except BaseException:

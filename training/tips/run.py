@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -198,6 +199,8 @@ def run_tips(
     else:
         runner = Runner(workers)
     with runner:
+        if session is not None and progress:
+            print(session.describe(), file=sys.stderr)
         studies = envs.record(env).tips_studies
         if "claims" in studies:
             run.claims = dice_claims()
