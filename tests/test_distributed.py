@@ -13,6 +13,7 @@ import json
 import os
 import re
 import secrets
+import shutil
 import signal
 import socket
 import socketserver
@@ -349,7 +350,6 @@ def test_ctrl_c_over_ray_stops_cleanly(tmp_path):
     """Ctrl-C while the deals are out as Ray tasks: exit 130, one line, no output
     file, and the local Ray the command started (its control store, raylet and
     workers) is gone."""
-    pytest.importorskip("psutil")
     out = tmp_path / "a.json"
     argv = ["arena", ENV, "--agents", "heuristic", "heuristic", "--games", "200000"]
     proc = subprocess.Popen(
@@ -384,7 +384,6 @@ def test_two_node_cluster_plays_the_local_games(tmp_path):
     dir and a token of this test's own), ``parlour arena --backend ray --address``
     against it: the JSON is the local run's, both nodes played chunks (Ray's worker
     logs name their node), and only this cluster is stopped."""
-    pytest.importorskip("psutil")
     ray_cli = Path(sys.executable).with_name("ray")
     if not ray_cli.exists():
         pytest.skip("no ray command beside this Python")
@@ -476,4 +475,6 @@ def test_two_node_cluster_plays_the_local_games(tmp_path):
         assert len(nodes) == 2, nodes
     finally:
         _stop(ours())
-        assert not ours()
+        left = ours()
+        shutil.rmtree(temp, ignore_errors=True)
+        assert not left, f"left running: {left}"
