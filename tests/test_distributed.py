@@ -223,16 +223,11 @@ def test_a_worker_plays_shipped_weights_without_the_file(tmp_path):
 @pytest.fixture(scope="module")
 def local_ray():
     """A Ray of this module's own (never a cluster someone started), 2 CPUs."""
-    ray = pytest.importorskip("ray")
-    ray.init(
-        address="local",
-        num_cpus=2,
-        include_dashboard=False,
-        log_to_driver=False,
-        configure_logging=False,
-    )
-    yield ray
-    ray.shutdown()
+    pytest.importorskip("ray")
+    kwargs = {"num_cpus": 2, "include_dashboard": False, "configure_logging": False}
+    with distributed.RaySession(init_kwargs=kwargs) as session:
+        yield session.ray
+    assert not session.ray.is_initialized()
 
 
 def _arena_lists(result: arena.ArenaResult) -> tuple:

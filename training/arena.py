@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -189,17 +188,13 @@ def run_arena(
     the local one, game for game. ``on_game(played)`` is then called as each chunk
     comes back.
     """
-    distributed.check_backend(backend, address)
-    session = None
-    if backend == "ray":
-        objects = [s for s in specs if not isinstance(s, str)]
-        if objects:
-            raise ValueError(
-                "--backend ray sends agent specs to its workers, not Agent objects "
-                f"(got {objects[0]!r}); give a spec string"
-            )
-        # Ray missing or an address nothing answers at: said before any other work
-        session = distributed.RaySession(address, ray_init)
+    session = distributed.session_for(backend, address, ray_init)
+    objects = [s for s in specs if not isinstance(s, str)]
+    if session is not None and objects:
+        raise ValueError(
+            "--backend ray sends agent specs to its workers, not Agent objects "
+            f"(got {objects[0]!r}); give a spec string"
+        )
     if len(specs) != 2:
         raise ValueError(
             f"give two agent specs (candidate and field), got {len(specs)}"
@@ -230,10 +225,7 @@ def run_arena(
         env_name, env_options, list(specs), duplicate, seed, num_teams=len(teams)
     )
     if session is not None:
-        session.shared = distributed.ship_checkpoints(specs) or None
-        session.start()  # before the progress bar: a refusal is the only output
-        if progress:
-            print(session.describe(), file=sys.stderr)
+        session.begin(specs, announce=progress)  # before the bar: a refusal is alone
     per_deal = len(rotations) if duplicate else 1
     bar = None
     if progress:

@@ -29,6 +29,7 @@ import json
 import os
 import re
 import socket
+import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -325,6 +326,14 @@ class RaySession:
     def __exit__(self, *exc: Any) -> None:
         self.close()
 
+    def begin(self, specs: Iterable[str], announce: bool = False) -> None:
+        """Ship the checkpoints the agent ``specs`` name (as weights), join or start
+        Ray, and with ``announce`` say on stderr where the tasks run."""
+        self.shared = ship_checkpoints(specs) or None
+        self.start()
+        if announce:
+            print(self.describe(), file=sys.stderr)
+
     def start(self) -> None:
         """Join or start Ray (nothing if this process already has it)."""
         if self._open:
@@ -440,6 +449,19 @@ class RaySession:
         return results
 
 
+def session_for(
+    backend: str,
+    address: str | None = None,
+    init_kwargs: Mapping[str, Any] | None = None,
+) -> RaySession | None:
+    """The `RaySession` of a ``backend="ray"`` command (not started yet), or None for
+    the local backend. Everything that can be told without starting Ray (the backend,
+    an address without it, Ray missing, an address nothing answers at) is refused here
+    in one line, so a command calls it before any other work."""
+    check_backend(backend, address)
+    return RaySession(address, init_kwargs) if backend == "ray" else None
+
+
 def _get(ray, ref) -> Any:
     """``ray.get``, with a task's own exception raised as itself (Ray wraps it in a
     RayTaskError whose text holds the worker's traceback)."""
@@ -471,6 +493,7 @@ __all__ = [
     "checkpoint_path",
     "chunk_size",
     "import_ray",
+    "session_for",
     "ship_checkpoints",
     "worker_agent",
     "worker_env",

@@ -26,7 +26,6 @@ import itertools
 import json
 import math
 import sqlite3
-import sys
 import textwrap
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -491,26 +490,19 @@ def run_league(
     `ray.init` keyword arguments; checkpoints travel as weights). Ctrl-C stops the
     league; every finished batch is kept and the run says it was interrupted.
     """
-    distributed.check_backend(backend, address)
     if not isinstance(games, int) or games < 1:
         raise LeagueError(f"games must be a positive integer, got {games!r}")
     if not isinstance(batch_deals, int) or batch_deals < 1:
         raise LeagueError(
             f"batch_deals must be a positive integer, got {batch_deals!r}"
         )
-    session = None
-    if backend == "ray":
-        # Ray missing or an address nothing answers at: said before any other work
-        session = distributed.RaySession(address, ray_init)
+    session = distributed.session_for(backend, address, ray_init)
     env_options = dict(env_options or {})
     opts, by_name, hashes, sides = prepare(env_name, specs, env_options)
     if session is not None:
-        session.shared = distributed.ship_checkpoints(by_name.values()) or None
         # started before the database is opened: a cluster that refuses us leaves
         # no file behind
-        session.start()
-        if progress:
-            print(session.describe(), file=sys.stderr)
+        session.begin(by_name.values(), announce=progress)
     try:
         conn = connect(db)
     except BaseException:
@@ -544,6 +536,7 @@ def run_league(
         from tqdm import tqdm
 
         bar = tqdm(total=run.planned, desc=f"league {env_name}", unit="game")
+
     def store(_: int, rows: list[dict[str, Any]]) -> None:
         insert_games(conn, rows)
         run.stored += len(rows)

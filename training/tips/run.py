@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +23,7 @@ from ...agents.fuenfzehn_tot_rationale import (
     dice_claims,
     round_seat_table,
 )
-from ..distributed import RaySession, check_backend, ship_checkpoints
+from ..distributed import RaySession, session_for
 from ..stats import obf_boundaries
 from .agreement import Agreement, run_agreement
 from .chart import plot_chart
@@ -148,16 +147,12 @@ def run_tips(
     at ``address``; ``ray_init`` adds `ray.init` keyword arguments); the results are
     the local ones. The agent-agreement study (a few hundred deals) stays here.
     """
-    check_backend(backend, address)
-    session = None
-    if backend == "ray":
-        if workers is not None and workers != 1:
-            raise ValueError(
-                "--workers is the local backend's; with --backend ray every CPU of "
-                "the cluster plays"
-            )
-        # Ray missing or an address nothing answers at: said before any other work
-        session = RaySession(address, ray_init)
+    session = session_for(backend, address, ray_init)
+    if session is not None and workers is not None and workers != 1:
+        raise ValueError(
+            "--workers is the local backend's; with --backend ray every CPU of the "
+            "cluster plays"
+        )
     config = load_config(game)
     env = config.env
     workers = default_workers() if workers is None else workers
@@ -194,13 +189,11 @@ def run_tips(
     run = TipsRun(config, command, max_deals, seed, tuple(pool), [])
     runner: Runner | RaySession
     if session is not None:
-        session.shared = ship_checkpoints(pool) or None
+        session.begin(pool, announce=progress)
         runner = session
     else:
         runner = Runner(workers)
     with runner:
-        if session is not None and progress:
-            print(session.describe(), file=sys.stderr)
         studies = envs.record(env).tips_studies
         if "claims" in studies:
             run.claims = dice_claims()
