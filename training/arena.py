@@ -185,8 +185,8 @@ def run_arena(
     ``backend="ray"`` plays chunks of deals as Ray tasks (`parlour.training.
     distributed`: a local Ray of its own, or the cluster at ``address``; ``ray_init``
     adds `ray.init` keyword arguments); it takes spec strings only, and the result is
-    the local one, game for game. ``on_game(played)`` is then called as each chunk
-    comes back.
+    the local one, game for game. ``on_game(played)`` is called after each game
+    (over Ray: for each game of a chunk as the chunk comes back, in deal order).
     """
     session = distributed.session_for(backend, address, ray_init)
     objects = [s for s in specs if not isinstance(s, str)]
@@ -245,18 +245,19 @@ def run_arena(
             result.candidate_scores.append(c)
             result.field_scores.append(f)
             result.candidate_wins.append(w)
-        result.games = len(result.deal_index)
-        if on_game is not None:
-            on_game(result.games)
+            result.games = len(result.deal_index)
+            if on_game is not None:
+                on_game(result.games)
 
     try:
         if backend == "local":
-            for d, deal_seed in enumerate(deal_seeds):
-                rows = play_deals(
-                    env, candidate, field_agents, [(d, deal_seed)], duplicate
-                )
-                keep(rows)
-                tick(len(rows))
+
+            def one_game(row: tuple[int, float, float, float]) -> None:
+                keep([row])
+                tick(1)
+
+            deals_list = list(enumerate(deal_seeds))
+            play_deals(env, candidate, field_agents, deals_list, duplicate, one_game)
         else:
             plan = ArenaChunk(
                 env_name,
@@ -282,12 +283,13 @@ def play_deals(
     field_agents: Sequence[Agent],
     deals: Sequence[tuple[int, int]],
     duplicate: bool,
+    on_game: Callable[[tuple[int, float, float, float]], None] | None = None,
 ) -> list[tuple[int, float, float, float]]:
     """Play deals ``(index, env seed)``: every seating with ``duplicate``, else deal
     ``d``'s seating in rotation. One row per game: the deal index, the candidate's
-    return, the field's mean return and the candidate's `win_share`. Agents are
-    reseeded from the deal seed before each game, so a deal's games do not depend on
-    what the agents played before."""
+    return, the field's mean return and the candidate's `win_share`; ``on_game(row)``
+    sees each as its game ends. Agents are reseeded from the deal seed before each
+    game, so a deal's games do not depend on what the agents played before."""
     game = env.unwrapped.game
     teams = teams_of(game)
     rotations = seatings(game.num_players, teams)
@@ -302,14 +304,15 @@ def play_deals(
             scores = play_game(env, players, seed=deal_seed)
             own = [scores[s] for s in range(len(mine)) if mine[s]]
             others = [scores[s] for s in range(len(mine)) if not mine[s]]
-            rows.append(
-                (
-                    d,
-                    float(np.mean(own)),
-                    float(np.mean(others)),
-                    win_share(scores, teams, mine),
-                )
+            row = (
+                d,
+                float(np.mean(own)),
+                float(np.mean(others)),
+                win_share(scores, teams, mine),
             )
+            rows.append(row)
+            if on_game is not None:
+                on_game(row)
     return rows
 
 
