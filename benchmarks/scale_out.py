@@ -1,32 +1,34 @@
 """Scaling out with Ray: arena deals per minute in one process and over Ray, in one run.
 
-``--part arena`` (the default part of ``all``) plays the same duplicate German Whist
-deals (heuristic against heuristic by default: the tips harness's workload) twice:
+``--part arena`` (the default; also part of ``all``) plays duplicate German Whist deals
+(heuristic against heuristic by default: the tips harness's workload) two ways:
 
 * **1 process**: ``run_arena`` as ``parlour arena`` runs it, by the wall clock, and by
   this process's CPU time (the per-CPU rate, which other work on the machine disturbs
   little).
 * **Ray, N CPUs**: ``run_arena(..., backend="ray")`` on a local Ray of this script's
   own started with ``num_cpus=N`` (``--cpus``, default 2), as ``parlour arena
-  --backend ray`` runs it. Ray's start (once per command) is timed apart; a short
-  warm-up run starts the worker processes and imports Parlour in them, then the timed
-  run. The CPU time
-  Ray's processes got in the timed run (its workers, raylet and control store: every
-  process under this one, read with psutil) says how many CPUs the run really had.
+  --backend ray`` runs it. Ray's start (once per command) is timed apart, and a short
+  warm-up starts the worker processes and imports Parlour in them. The CPU time Ray's
+  processes got (its workers, raylet and control store: every process under this one,
+  read with psutil) says how many CPUs the run really had.
 
-The speed-up is the Ray rate over the 1-process rate (target, issue 18: at least 1.8
-with 2 CPUs). On a machine busy with other work the run gets fewer than N CPUs and the
-figure says so; the load average is printed before and after each row.
+The deals are split into ``--rounds`` rounds, each played first in one process, then
+over Ray (the same deals, and the results must be identical), so a change in the
+machine's load falls on both rows alike. The speed-up is the Ray rate over the
+1-process rate (target, issue 18: at least 1.8 with 2 CPUs). On a machine busy with
+other work the run gets less than N CPUs and the figures say so; the load average is
+printed after each round.
 
-It also measures what a projection to a bigger cluster needs: the driver's cost per Ray
-task (``--overhead-tasks`` empty chunks through the same path, one after another) and
-the time one chunk of deals takes on a worker. A driver that spends ``o`` seconds per
-task keeps at most ``chunk time / o`` CPUs busy (docs/scale-out.md).
+It also measures what a projection to a bigger cluster needs: the driver's CPU time per
+Ray task (``--overhead-tasks`` empty chunks through the same path) and the time one
+chunk of deals takes on a worker: a driver that spends ``c`` seconds per task keeps at
+most ``chunk time / c`` CPUs busy (docs/scale-out.md).
 
 ``--part training`` measures learner steps per second of the RLlib backend against the
 SB3 backend through ``benchmarks/rllib_speed.py`` (its ``measure()``), which comes with
-the RLlib training backend; where that file is absent the part says so and measures
-nothing.
+the RLlib training backend; where that file is absent the part says so, measures
+nothing and (alone) exits with status 2.
 
     python benchmarks/scale_out.py                          # arena, 2,000 deals
     python benchmarks/scale_out.py --deals 4000 --cpus 2 --json scale.json
@@ -54,28 +56,6 @@ def load() -> list[float]:
     return [round(x, 2) for x in os.getloadavg()]
 
 
-def arena_single(deals: int, specs: list[str], seed: int) -> dict[str, Any]:
-    """One process: deals per minute by the wall clock and per CPU minute."""
-    from parlour.training.arena import run_arena
-
-    run_arena(ENV, specs, games=4, duplicate=True, seed=seed + 1)  # warm caches
-    before = load()
-    cpu, wall = time.process_time(), time.perf_counter()
-    result = run_arena(ENV, specs, games=2 * deals, duplicate=True, seed=seed)
-    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
-    return {
-        "deals": deals,
-        "games": result.games,
-        "wall_s": wall,
-        "cpu_s": cpu,
-        "per_wall_min": 60 * deals / wall,
-        "per_cpu_min": 60 * deals / cpu,
-        "load_before": before,
-        "load_after": load(),
-        "_result": result,
-    }
-
-
 def _descendants_cpu() -> float:
     """CPU seconds of every live process under this one (Ray's processes)."""
     import psutil
@@ -90,10 +70,17 @@ def _descendants_cpu() -> float:
     return total
 
 
-def arena_ray(
-    deals: int, specs: list[str], seed: int, cpus: int, overhead_tasks: int
+def arena_part(
+    deals: int,
+    specs: list[str],
+    seed: int,
+    cpus: int,
+    rounds: int,
+    overhead_tasks: int,
 ) -> dict[str, Any]:
-    """The same deals over a local Ray with ``cpus`` CPUs."""
+    """The same deals in one process and over a local Ray with ``cpus`` CPUs, in
+    ``rounds`` alternating rounds (so a change in the machine's load hits both rows
+    alike)."""
     import ray
 
     from parlour.training import arena, distributed
@@ -106,40 +93,50 @@ def arena_ray(
         log_to_driver=False,
         configure_logging=False,
     )
+    single = {"deals": 0, "wall_s": 0.0, "cpu_s": 0.0}
+    remote = {"deals": 0, "wall_s": 0.0, "ray_cpu_s": 0.0}
+    identical = True
+    loads = [load()]
     try:
         startup = time.perf_counter() - start
-        # start the workers and import Parlour in them
-        warm = 4 * cpus
-        arena.run_arena(
-            ENV, specs, games=2 * warm, duplicate=True, seed=seed + 1, backend="ray"
-        )
-        before = load()
-        cpu, wall = _descendants_cpu(), time.perf_counter()
-        result = arena.run_arena(
-            ENV, specs, games=2 * deals, duplicate=True, seed=seed, backend="ray"
-        )
-        wall = time.perf_counter() - wall
-        cpu = _descendants_cpu() - cpu
-        after = load()
+        # warm the caches here and start the workers (Parlour imported in them)
+        kw = {"duplicate": True, "seed": seed + 99_999}
+        arena.run_arena(ENV, specs, games=4, **kw)
+        arena.run_arena(ENV, specs, games=8 * cpus, backend="ray", **kw)
+        for r in range(rounds):
+            n = deals // rounds + (1 if r < deals % rounds else 0)
+            kw = {"games": 2 * n, "duplicate": True, "seed": seed + r}
+            cpu, wall = time.process_time(), time.perf_counter()
+            here = arena.run_arena(ENV, specs, **kw)
+            single["wall_s"] += time.perf_counter() - wall
+            single["cpu_s"] += time.process_time() - cpu
+            cpu, wall = _descendants_cpu(), time.perf_counter()
+            there = arena.run_arena(ENV, specs, backend="ray", **kw)
+            remote["wall_s"] += time.perf_counter() - wall
+            remote["ray_cpu_s"] += _descendants_cpu() - cpu
+            single["deals"] += n
+            remote["deals"] += n
+            identical = identical and same_games(here, there)
+            loads.append(load())
         with distributed.RaySession() as session:
-            chunk = distributed.chunk_size(deals, session.workers)
+            chunk = distributed.chunk_size(deals // rounds, session.workers)
             overhead = task_overhead(session, specs, seed, overhead_tasks)
     finally:
         ray.shutdown()
+    single["per_wall_min"] = 60 * single["deals"] / single["wall_s"]
+    single["per_cpu_min"] = 60 * single["deals"] / single["cpu_s"]
+    remote["per_wall_min"] = 60 * remote["deals"] / remote["wall_s"]
+    remote["cpus_used"] = remote["ray_cpu_s"] / remote["wall_s"]
     return {
-        "deals": deals,
+        "single": single,
+        "ray": remote,
         "cpus": cpus,
-        "games": result.games,
+        "rounds": rounds,
         "ray_start_s": startup,
-        "wall_s": wall,
-        "per_wall_min": 60 * deals / wall,
-        "ray_cpu_s": cpu,
-        "cpus_used": cpu / wall,
         "chunk_deals": chunk,
         "per_task": overhead,
-        "load_before": before,
-        "load_after": after,
-        "_result": result,
+        "loads": loads,
+        "identical": identical,
     }
 
 
@@ -212,6 +209,12 @@ def main(argv: list[str] | None = None) -> int:
         metavar=("A", "B"),
         help="the arena's agents (heuristic heuristic)",
     )
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=4,
+        help="alternating rounds of the two rows, the deals split among them (4)",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
         "--overhead-tasks",
@@ -221,8 +224,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--json", metavar="PATH", help="also write the figures here")
     args = parser.parse_args(argv)
-    if args.deals < 1 or args.cpus < 1 or args.overhead_tasks < 1:
-        parser.error("--deals, --cpus and --overhead-tasks must be positive")
+    if min(args.deals, args.cpus, args.overhead_tasks, args.rounds) < 1:
+        parser.error("--deals, --cpus, --rounds and --overhead-tasks must be positive")
+    if args.rounds > args.deals:
+        parser.error("--rounds must not exceed --deals")
     if args.json:
         from parlour.training.checkpoint import check_output_path
 
@@ -247,24 +252,25 @@ def main(argv: list[str] | None = None) -> int:
             f"arena: {ENV} {args.agents[0]} vs {args.agents[1]}, {args.deals} "
             "duplicate deals (2 games each), the same deals in both rows"
         )
-        one = arena_single(args.deals, args.agents, args.seed)
-        many = arena_ray(
-            args.deals, args.agents, args.seed, args.cpus, args.overhead_tasks
+        part = arena_part(
+            args.deals,
+            args.agents,
+            args.seed,
+            args.cpus,
+            args.rounds,
+            args.overhead_tasks,
         )
-        identical = same_games(one.pop("_result"), many.pop("_result"))
+        one, many = part["single"], part["ray"]
         ratio = many["per_wall_min"] / one["per_wall_min"]
-        print(f"{'row':<26} {'deals/min':>10}  {'load before -> after':<24}")
+        print(f"{'row':<26} {'deals/min':>10}")
         rows = [
-            ("1 process, wall", one["per_wall_min"], one),
-            ("1 process, per CPU", one["per_cpu_min"], one),
-            (f"Ray, {args.cpus} CPUs, wall", many["per_wall_min"], many),
+            ("1 process, wall", one["per_wall_min"]),
+            ("1 process, per CPU", one["per_cpu_min"]),
+            (f"Ray, {args.cpus} CPUs, wall", many["per_wall_min"]),
         ]
-        for name, rate, row in rows:
-            print(
-                f"{name:<26} {rate:>10,.0f}  "
-                f"{row['load_before'][0]:.2f} -> {row['load_after'][0]:.2f}"
-            )
-        # per CPU Ray's processes really got: what 2 free CPUs would give, projected
+        for name, rate in rows:
+            print(f"{name:<26} {rate:>10,.0f}")
+        # per CPU Ray's processes really got (its control store and raylet included)
         per_cpu_ray = many["per_wall_min"] / max(many["cpus_used"], 1e-9)
         efficiency = per_cpu_ray / one["per_cpu_min"]
         print(
@@ -274,33 +280,33 @@ def main(argv: list[str] | None = None) -> int:
         verdict = "PASS" if ratio >= TARGET else "MISS"
         print(
             f"speed-up over 1 process: {ratio:.2f} (target {TARGET} with 2 CPUs: "
-            f"{verdict}); Ray's processes got {many['cpus_used']:.2f} CPUs in the "
-            f"timed run; Ray's start took {many['ray_start_s']:.1f} s (once per "
-            f"command, not in the rate)"
+            f"{verdict}); Ray's processes got {many['cpus_used']:.2f} CPUs and the "
+            f"1 process {one['cpu_s'] / one['wall_s']:.2f}; load average (1 min) "
+            f"over the {args.rounds} rounds: "
+            + " -> ".join(f"{x[0]:.2f}" for x in part["loads"])
         )
         print(
-            f"with {args.cpus} free CPUs the ideal is {args.cpus} x the per-CPU rate "
-            f"= {args.cpus * one['per_cpu_min']:,.0f} deals/min"
+            f"Ray's start took {part['ray_start_s']:.1f} s (once per command, not in "
+            f"the rate); with {args.cpus} free CPUs the ideal is {args.cpus} x the "
+            f"per-CPU rate = {args.cpus * one['per_cpu_min']:,.0f} deals/min"
         )
-        chunk_s = 60 * many["chunk_deals"] / one["per_cpu_min"]
-        task = many["per_task"]
+        chunk_s = 60 * part["chunk_deals"] / one["per_cpu_min"]
+        task = part["per_task"]
         print(
             f"per Ray task: {1000 * task['driver_cpu_s']:.2f} ms of the driver's CPU, "
             f"{1000 * task['wall_s']:.2f} ms wall (empty chunks, {args.cpus} CPUs); "
-            f"a chunk of {many['chunk_deals']} deals takes about {chunk_s:.2f} s on "
+            f"a chunk of {part['chunk_deals']} deals takes about {chunk_s:.2f} s on "
             f"one CPU, so one driver could feed about "
             f"{chunk_s / task['driver_cpu_s']:,.0f} CPUs"
         )
-        print(f"results identical to the 1-process run: {identical}")
+        print(f"results identical to the 1-process run: {part['identical']}")
         out["arena"] = {
             "agents": args.agents,
-            "single": one,
-            "ray": many,
+            **part,
             "speedup": ratio,
             "ray_per_cpu_min": per_cpu_ray,
             "ray_efficiency": efficiency,
             "target": TARGET,
-            "identical": identical,
         }
     if args.part in ("training", "all"):
         training = training_part()
