@@ -126,27 +126,20 @@ def test_unreachable_or_wrong_address_is_one_line_and_quick(tmp_path, capsys):
         f"127.0.0.1:{server.server_address[1]}": "answers, but not as a Ray head",
         "headnode": "bad --address 'headnode': write HOST:PORT",
     }
+    json_out, tips_out = tmp_path / "a.json", tmp_path / "tips"
+    arena_argv = ["arena", ENV, "--agents", "heuristic", "random"]
     try:
         for address, message in cases.items():
-            json_out = tmp_path / "a.json"
             for argv in (
-                [
-                    "arena",
-                    ENV,
-                    "--agents",
-                    "heuristic",
-                    "random",
-                    "--json",
-                    str(json_out),
-                ],
-                ["tips", "german_whist", "--out", str(tmp_path / "tips")],
+                [*arena_argv, "--json", str(json_out)],
+                ["tips", "german_whist", "--out", str(tips_out)],
             ):
                 start = time.perf_counter()
                 assert main([*argv, "--backend", "ray", "--address", address]) == 2
                 assert time.perf_counter() - start < distributed.CONNECT_TIMEOUT + 5
                 err = one_line(capsys.readouterr().err)
                 assert message in err, err
-                assert not json_out.exists() and not (tmp_path / "tips").exists()
+                assert not json_out.exists() and not tips_out.exists()
     finally:
         server.shutdown()
         server.server_close()
