@@ -212,6 +212,29 @@ def test_a_worker_plays_shipped_weights_without_the_file(tmp_path):
         arena.play_chunk(chunk)
 
 
+def test_ray_failures_are_one_line_and_task_errors_are_themselves():
+    """A task's own error comes back as itself, not as Ray's wrapper with the worker's
+    traceback; Ray's own failure (a lost raylet) as one line for the command line."""
+    exceptions = pytest.importorskip("ray.exceptions")
+
+    class FakeRay:
+        def __init__(self, error: Exception):
+            self.exceptions, self.error = exceptions, error
+
+        def get(self, ref):
+            raise self.error
+
+    wrapped = exceptions.RayTaskError("play_chunk", "Traceback ...", KeyError("x"))
+    with pytest.raises(KeyError):
+        distributed._get(FakeRay(wrapped), None)
+    lost = exceptions.RaySystemError("the raylet died\nmore lines")
+    with pytest.raises(distributed.DistributedError) as info:
+        distributed._get(FakeRay(lost), None)
+    message = str(info.value)
+    assert message.startswith("the Ray cluster failed (RaySystemError): ")
+    assert "the raylet died" in message and "\n" not in message
+
+
 # --- over a local Ray: the same results -----------------------------------------------
 @pytest.fixture(scope="module")
 def local_ray():

@@ -47,8 +47,8 @@ _CKPT = re.compile(r"ckpt:(.+?)(@sample)?$")
 
 
 class DistributedError(ValueError):
-    """Bad ``--backend``/``--address`` input, Ray missing or a cluster out of reach;
-    the message is one line."""
+    """Bad ``--backend``/``--address`` input, Ray missing, a cluster out of reach or
+    one that failed under the run; the message is one line."""
 
 
 def check_backend(backend: str, address: str | None = None) -> None:
@@ -349,7 +349,9 @@ class RaySession:
                 first = str(err).strip().splitlines()[0] if str(err).strip() else ""
                 where = f"the Ray cluster at {self.address}" if self.address else "Ray"
                 hint = ""
-                if self.address and "RAY_AUTH_MODE" not in os.environ:
+                if self.address not in (None, "auto") and (
+                    "RAY_AUTH_MODE" not in os.environ
+                ):
                     # Ray 2.60 joins an explicit address without a token unless told
                     hint = (
                         "; if the cluster uses token authentication, set "
@@ -464,7 +466,8 @@ def session_for(
 
 def _get(ray, ref) -> Any:
     """``ray.get``, with a task's own exception raised as itself (Ray wraps it in a
-    RayTaskError whose text holds the worker's traceback)."""
+    RayTaskError whose text holds the worker's traceback), and Ray's own failures (a
+    node or raylet lost beyond Ray's retries) as one line."""
     try:
         return ray.get(ref)
     except ray.exceptions.RayTaskError as err:
@@ -472,6 +475,12 @@ def _get(ray, ref) -> Any:
         if isinstance(cause, Exception):
             raise cause from None
         raise
+    except ray.exceptions.RayError as err:
+        text = str(err).strip()
+        first = text.splitlines()[0] if text else type(err).__name__
+        raise DistributedError(
+            f"the Ray cluster failed ({type(err).__name__}): {first}"
+        ) from None
 
 
 def chunk_size(items: int, workers: int, most: int = 50) -> int:
