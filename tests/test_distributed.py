@@ -463,18 +463,10 @@ def test_two_node_cluster_plays_the_local_games(tmp_path):
         )
         address = re.search(r"ray start --address='([^']+)'", text).group(1)
         ray_start("--address", address)
-        argv = [
-            "arena",
-            ENV,
-            "--agents",
-            "heuristic",
-            "random",
-            "--games",
-            "60",
-            "--duplicate",
-            "--seed",
-            "9",
-        ]
+        # enough games that the second node's first worker (seconds to start) gets
+        # tasks before the head's worker has played them all
+        argv = ["arena", ENV, "--agents", "heuristic", "heuristic", "--duplicate"]
+        argv += ["--games", "600", "--seed", "9"]
         local, remote = tmp_path / "local.json", tmp_path / "ray.json"
         assert main([*argv, "--json", str(local), "--quiet"]) == 0
         run = subprocess.run(
@@ -488,14 +480,18 @@ def test_two_node_cluster_plays_the_local_games(tmp_path):
         assert run.returncode == 0, run.stderr
         assert f"ray: 2 CPUs on 2 nodes (the cluster at {address})" in run.stderr
         assert json.loads(remote.read_text()) == json.loads(local.read_text())
-        logs = next(temp.glob("session_*/logs"), None) or temp
-        nodes = set()
-        for out in Path(logs).glob("worker-*.out"):
-            if ":task_name:play_chunk" in out.read_text(errors="replace"):
-                pid = out.stem.rsplit("-", 1)[1]
-                for log in Path(logs).glob(f"python-core-worker-*_{pid}.log"):
-                    nodes |= set(re.findall(r"node_id=(\w+)", log.read_text()))
-        assert len(nodes) == 2, nodes
+        logs = next(temp.glob("session_2*/logs"))
+        nodes, seen = set(), []
+        for out in logs.glob("worker-*.out"):
+            text = out.read_text(errors="replace")
+            pid = out.stem.rsplit("-", 1)[1]
+            found = set()
+            for log in logs.glob(f"python-core-worker-*_{pid}.log"):
+                found |= set(re.findall(r"node_id=(\w+)", log.read_text()))
+            seen.append((out.name[-30:], text.count("play_chunk"), sorted(found)))
+            if ":task_name:play_chunk" in text:
+                nodes |= found
+        assert len(nodes) == 2, seen
     finally:
         _stop(ours())
         left = ours()

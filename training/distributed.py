@@ -404,7 +404,9 @@ class RaySession:
         check_function(fn)
         self.start()
         ray = self.ray
-        remote = ray.remote(fn)
+        # SPREAD: every node gets tasks from the start; Ray's default fills the
+        # driver's node first, which suits tasks that share data, not these
+        remote = ray.remote(fn).options(scheduling_strategy="SPREAD")
         extra = () if self._shared_ref is None else (self._shared_ref,)
         window = PER_CPU * self.workers
         pending: dict[Any, int] = {}
