@@ -244,6 +244,13 @@ def local_ray():
     with distributed.RaySession(init_kwargs=kwargs) as session:
         yield session.ray
     assert not session.ray.is_initialized()
+    # parlour.integrations.rllib registers its envs with Ray Tune once, at import; the
+    # first ray.init moves them into that Ray's store, and shutting it down loses them.
+    # test_rllib.py runs after this module in the same process (one xdist group), so
+    # register them again for the next Ray.
+    rllib = sys.modules.get("parlour.integrations.rllib")
+    if rllib is not None:
+        rllib.register()
 
 
 def _arena_lists(result: arena.ArenaResult) -> tuple:
