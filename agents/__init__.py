@@ -75,8 +75,10 @@ def parse_switches(text: str) -> dict[str, bool]:
 def make(spec: str, env_name: str, seed: int | None = None, **context: Any) -> Agent:
     """Build an agent from its spec string for the env ``env_name``.
 
-    ``context`` carries what some agents need (e.g. ``env_options`` for checkpoint
-    agents). Raises ValueError with the accepted forms for an unknown spec.
+    ``context`` carries what some agents need (``env_options`` for checkpoint
+    agents; ``checkpoints``, PATH -> weights shipped to a Ray worker, which a
+    ``ckpt:PATH`` agent plays instead of reading the file). Raises ValueError with
+    the accepted forms for an unknown spec.
     """
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"agent spec must be a non-empty string, got {spec!r}")
@@ -102,6 +104,8 @@ def make(spec: str, env_name: str, seed: int | None = None, **context: Any) -> A
             context.get("env_options"),
             seed=seed,
             deterministic=mode != "sample",
+            # a Ray worker gets the weights, not the file (parlour.training.distributed)
+            shipped=(context.get("checkpoints") or {}).get(path),
         )
     if kind == "endgame":
         if not arg:

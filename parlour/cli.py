@@ -101,6 +101,12 @@ def cmd_arena(args: argparse.Namespace) -> int:
     from .training.arena import run_arena, save_json
     from .training.checkpoint import check_output_path
 
+    _check_backend(args)
+    if args.record and args.backend == "ray":
+        raise UsageError(
+            "--record writes each game from this process: use it without "
+            "--backend ray"
+        )
     if args.json:
         check_output_path(args.json, what="--json")
     if args.record:
@@ -120,7 +126,13 @@ def cmd_arena(args: argparse.Namespace) -> int:
 
         result = run_text_arena(args.env, args.agents, args.record, **common)
     else:
-        result = run_arena(args.env, args.agents, **common)
+        result = run_arena(
+            args.env,
+            args.agents,
+            backend=args.backend,
+            address=args.address,
+            **common,
+        )
     print(result.table())
     if args.json:
         save_json(result, args.json)
@@ -408,6 +420,7 @@ def cmd_tips(args: argparse.Namespace) -> int:
     from .training.checkpoint import check_output_path
     from .training.tips import run_tips
 
+    _check_backend(args)
     check_output_path(args.out, directory=True, what="--out")
 
     run = run_tips(
@@ -420,6 +433,8 @@ def cmd_tips(args: argparse.Namespace) -> int:
         seed=args.seed,
         workers=args.workers,
         progress=not args.quiet,
+        backend=args.backend,
+        address=args.address,
     )
     print(run.summary())
     for path in run.paths.values():
@@ -535,8 +550,7 @@ def cmd_league(args: argparse.Namespace) -> int:
         raise UsageError("'league show' takes no --agents (it reads the database)")
     if not show and not args.agents:
         raise UsageError("give the league's agents: --agents SPEC SPEC ...")
-    if args.address and args.backend != "ray":
-        raise UsageError("--address is the Ray cluster's: use it with --backend ray")
+    _check_backend(args)
     if args.plot and not args.plot.lower().endswith((".png", ".svg", ".pdf")):
         raise UsageError(f"--plot wants a .png, .svg or .pdf file, got {args.plot!r}")
     if not show:
@@ -611,15 +625,7 @@ def _add_league_parser(sub) -> None:
     p.add_argument(
         "--db", default=DEFAULT_DB, metavar="PATH", help=f"database ({DEFAULT_DB})"
     )
-    p.add_argument(
-        "--backend",
-        choices=["local", "ray"],
-        default="local",
-        help="play here or spread batches as Ray tasks (local)",
-    )
-    p.add_argument(
-        "--address", metavar="ADDR", help="Ray cluster address (default: start one)"
-    )
+    _add_backend_args(p, "batches of games")
     p.add_argument("--plot", metavar="FILE", help="draw the ratings (.png)")
     p.add_argument("--json", action="store_true", help="print the leaderboard as JSON")
     p.add_argument(
@@ -627,6 +633,31 @@ def _add_league_parser(sub) -> None:
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_league)
+
+
+# --- backends -------------------------------------------------------------------------
+def _add_backend_args(p: argparse.ArgumentParser, what: str) -> None:
+    """``--backend local|ray`` and ``--address`` (docs/scale-out.md)."""
+    p.add_argument(
+        "--backend",
+        choices=["local", "ray"],
+        default="local",
+        help=f"play here, or spread the {what} as Ray tasks; the results are the "
+        "same (local)",
+    )
+    p.add_argument(
+        "--address",
+        metavar="ADDR",
+        help="with --backend ray: the cluster's head node, HOST:PORT as 'ray start "
+        "--head' prints it (default: start a local Ray)",
+    )
+
+
+def _check_backend(args: argparse.Namespace) -> None:
+    """``--address`` without ``--backend ray`` is a usage error, said first."""
+    from .training.distributed import check_backend
+
+    check_backend(args.backend, args.address)
 
 
 # --- parser ---------------------------------------------------------------------------
@@ -686,6 +717,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="append every game (moves, text agents' prompts and answers) to this "
         "JSONL file, for parlour.text.replay",
     )
+    _add_backend_args(p, "deals")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_arena)
 
@@ -850,8 +882,9 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=None,
         metavar="W",
-        help="worker processes (default: the number of CPUs)",
+        help="worker processes of the local backend (default: the number of CPUs)",
     )
+    _add_backend_args(p, "blocks of deals")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_tips)
 

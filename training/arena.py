@@ -10,6 +10,7 @@ difference removes the luck of the deal.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ import numpy as np
 from .. import agents as agents_mod
 from .. import envs
 from ..agents.base import Agent, Turn
+from . import distributed
 from .stats import Interval, mean_interval, wilson
 
 
@@ -170,13 +172,29 @@ def run_arena(
     env_options: Mapping[str, Any] | None = None,
     progress: bool = False,
     on_game: Callable[[int], None] | None = None,
+    backend: str = "local",
+    address: str | None = None,
+    ray_init: Mapping[str, Any] | None = None,
 ) -> ArenaResult:
     """Play ``games`` games of candidate ``specs[0]`` against field ``specs[1]``.
 
     A spec is a spec string or an `Agent` object (a field agent object then plays every
     field seat). With ``duplicate`` the number of games is rounded up to whole deals
     (one game per seating).
+
+    ``backend="ray"`` plays chunks of deals as Ray tasks (`parlour.training.
+    distributed`: a local Ray of its own, or the cluster at ``address``; ``ray_init``
+    adds `ray.init` keyword arguments); it takes spec strings only, and the result is
+    the local one, game for game. ``on_game(played)`` is called after each game
+    (over Ray: for each game of a chunk as the chunk comes back, in deal order).
     """
+    session = distributed.session_for(backend, address, ray_init)
+    objects = [s for s in specs if not isinstance(s, str)]
+    if session is not None and objects:
+        raise ValueError(
+            "--backend ray sends agent specs to its workers, not Agent objects "
+            f"(got {objects[0]!r}); give a spec string"
+        )
     if len(specs) != 2:
         raise ValueError(
             f"give two agent specs (candidate and field), got {len(specs)}"
@@ -195,6 +213,7 @@ def run_arena(
             return spec
         return agents_mod.make(spec, env_name, seed=agent_seed, **context)
 
+    # built here in either backend: a bad spec or checkpoint fails before any game
     candidate = build(specs[0], seed)
     field_agents = [build(specs[1], seed + 1 + s) for s in range(game.num_players)]
     specs = [s if isinstance(s, str) else s.spec for s in specs]
@@ -205,14 +224,77 @@ def run_arena(
     result = ArenaResult(
         env_name, env_options, list(specs), duplicate, seed, num_teams=len(teams)
     )
+    if session is not None:
+        session.begin(specs, announce=progress)  # before the bar: a refusal is alone
+    per_deal = len(rotations) if duplicate else 1
     bar = None
-    total = deals * len(rotations) if duplicate else games
     if progress:
         from tqdm import tqdm
 
-        bar = tqdm(total=total, desc=f"{specs[0]} vs {specs[1]}", unit="game")
-    played = 0
-    for d, deal_seed in enumerate(deal_seeds):
+        bar = tqdm(
+            total=deals * per_deal, desc=f"{specs[0]} vs {specs[1]}", unit="game"
+        )
+
+    def tick(n: int) -> None:
+        if bar is not None:
+            bar.update(n)
+
+    def keep(rows: Sequence[tuple[int, float, float, float]]) -> None:
+        for d, c, f, w in rows:
+            result.deal_index.append(d)
+            result.candidate_scores.append(c)
+            result.field_scores.append(f)
+            result.candidate_wins.append(w)
+            result.games = len(result.deal_index)
+            if on_game is not None:
+                on_game(result.games)
+
+    try:
+        if backend == "local":
+
+            def one_game(row: tuple[int, float, float, float]) -> None:
+                keep([row])
+                tick(1)
+
+            deals_list = list(enumerate(deal_seeds))
+            play_deals(env, candidate, field_agents, deals_list, duplicate, one_game)
+        else:
+            plan = ArenaChunk(
+                env_name,
+                env_options,
+                (specs[0], specs[1]),
+                seed,
+                duplicate,
+                tuple(enumerate(deal_seeds)),
+            )
+            _run_ray(session, plan, keep, tick)
+    finally:
+        if bar is not None:
+            bar.close()
+        env.close()
+        if session is not None:
+            session.close()
+    return result
+
+
+def play_deals(
+    env,
+    candidate: Agent,
+    field_agents: Sequence[Agent],
+    deals: Sequence[tuple[int, int]],
+    duplicate: bool,
+    on_game: Callable[[tuple[int, float, float, float]], None] | None = None,
+) -> list[tuple[int, float, float, float]]:
+    """Play deals ``(index, env seed)``: every seating with ``duplicate``, else deal
+    ``d``'s seating in rotation. One row per game: the deal index, the candidate's
+    return, the field's mean return and the candidate's `win_share`; ``on_game(row)``
+    sees each as its game ends. Agents are reseeded from the deal seed before each
+    game, so a deal's games do not depend on what the agents played before."""
+    game = env.unwrapped.game
+    teams = teams_of(game)
+    rotations = seatings(game.num_players, teams)
+    rows = []
+    for d, deal_seed in deals:
         these = rotations if duplicate else [rotations[d % len(rotations)]]
         for mine in these:
             players = [candidate if m else field_agents[s] for s, m in enumerate(mine)]
@@ -222,21 +304,77 @@ def run_arena(
             scores = play_game(env, players, seed=deal_seed)
             own = [scores[s] for s in range(len(mine)) if mine[s]]
             others = [scores[s] for s in range(len(mine)) if not mine[s]]
-            c, f = float(np.mean(own)), float(np.mean(others))
-            result.candidate_scores.append(c)
-            result.field_scores.append(f)
-            result.candidate_wins.append(win_share(scores, teams, mine))
-            result.deal_index.append(d)
-            played += 1
-            if bar is not None:
-                bar.update(1)
+            row = (
+                d,
+                float(np.mean(own)),
+                float(np.mean(others)),
+                win_share(scores, teams, mine),
+            )
+            rows.append(row)
             if on_game is not None:
-                on_game(played)
-    if bar is not None:
-        bar.close()
-    result.games = played
-    env.close()
-    return result
+                on_game(row)
+    return rows
+
+
+@dataclass(frozen=True)
+class ArenaChunk:
+    """Some deals of an arena run: what a Ray worker needs to play them (plain data,
+    `parlour.training.distributed.check_wire`)."""
+
+    env_name: str
+    env_options: dict[str, Any]
+    specs: tuple[str, str]
+    seed: int
+    duplicate: bool
+    deals: tuple[tuple[int, int], ...]  # (deal index, env seed)
+
+
+def play_chunk(
+    chunk: ArenaChunk, checkpoints: Mapping[str, Any] | None = None
+) -> list[tuple[int, float, float, float]]:
+    """A Ray task: play a chunk's deals (`play_deals`) with agents built as
+    `run_arena` builds them, kept in the worker between chunks."""
+    from .distributed import worker_agent, worker_env
+
+    env = worker_env(chunk.env_name, chunk.env_options)
+    a, b = chunk.specs
+    opts = chunk.env_options
+    candidate = worker_agent(
+        a, chunk.env_name, opts, chunk.seed, "candidate", checkpoints
+    )
+    field_agents = [
+        worker_agent(b, chunk.env_name, opts, chunk.seed + 1 + s, "field", checkpoints)
+        for s in range(env.unwrapped.game.num_players)
+    ]
+    return play_deals(env, candidate, field_agents, chunk.deals, chunk.duplicate)
+
+
+def _run_ray(
+    session: distributed.RaySession,
+    plan: ArenaChunk,
+    keep: Callable[[Sequence[tuple[int, float, float, float]]], None],
+    tick: Callable[[int], None],
+) -> None:
+    """Play ``plan``'s deals in chunks over Ray. ``tick(games)`` as each chunk comes
+    back; ``keep`` gets the chunks' rows in deal order (a chunk that ends early waits
+    for the ones before it), so the result lists are the local run's."""
+    size = distributed.chunk_size(len(plan.deals), session.workers)
+    chunks = [
+        dataclasses.replace(plan, deals=plan.deals[i : i + size])
+        for i in range(0, len(plan.deals), size)
+    ]
+    waiting: dict[int, list] = {}
+    next_chunk = 0
+
+    def arrived(index: int, rows: list) -> None:
+        nonlocal next_chunk
+        tick(len(rows))
+        waiting[index] = rows
+        while next_chunk in waiting:
+            keep(waiting.pop(next_chunk))
+            next_chunk += 1
+
+    session.spread(play_chunk, chunks, arrived)
 
 
 def save_json(result: ArenaResult, path: str | Path) -> None:

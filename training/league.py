@@ -25,7 +25,6 @@ import inspect
 import itertools
 import json
 import math
-import re
 import sqlite3
 import textwrap
 import time
@@ -38,7 +37,9 @@ import numpy as np
 
 from .. import __version__, envs
 from .. import agents as agents_mod
+from . import distributed
 from .arena import play_game, teams_of, win_share
+from .distributed import ShippedCheckpoint, worker_agent, worker_env
 from .stats import Interval, mean_interval, wilson
 
 DEFAULT_DB = "runs/league.sqlite"
@@ -282,18 +283,15 @@ def heuristic_switches(env_name: str) -> list[str]:
     ]
 
 
-_CKPT = re.compile(r"ckpt:(.+?)(@sample)?$")
-
-
 def checkpoint_hash(spec: str) -> str | None:
     """The weights SHA-256 of a spec's checkpoint (``ckpt:PATH``, also inside
     ``endgame:``), or None for an agent without one."""
-    match = _CKPT.search(spec)
-    if match is None:
+    path = distributed.checkpoint_path(spec)
+    if path is None:
         return None
     from . import checkpoint as ckpt_io
 
-    manifest = ckpt_io.resolve(match.group(1)) / ckpt_io.MANIFEST
+    manifest = ckpt_io.resolve(path) / ckpt_io.MANIFEST
     return str(json.loads(manifest.read_text())["weights_sha256"])
 
 
@@ -355,37 +353,21 @@ class Batch:
         return _dumps(list(self.table))
 
 
-# per process: the env and the agents, kept between batches (Ray workers reuse them)
-_CACHE: dict[tuple, Any] = {}
-
-
-def _env_for(batch: Batch):
-    key = ("env", batch.env_name, batch.options)
-    if key not in _CACHE:
-        _CACHE[key] = envs.make(batch.env_name, **batch.env_options)
-    return _CACHE[key]
-
-
-def _agent_for(batch: Batch, spec: str, seat: int):
-    key = ("agent", batch.env_name, batch.options, spec, seat)
-    if key not in _CACHE:
-        _CACHE[key] = agents_mod.make(
-            spec, batch.env_name, seed=seat, env_options=batch.env_options
-        )
-    return _CACHE[key]
-
-
 def _final_info(env) -> dict[str, Any]:
     """The engine's public record at the end of the game just played."""
     return json.loads(_dumps(env.unwrapped.details()))
 
 
 def play_batch(
-    batch: Batch, on_game: Callable[[], None] | None = None
+    batch: Batch,
+    on_game: Callable[[], None] | None = None,
+    checkpoints: Mapping[str, ShippedCheckpoint] | None = None,
 ) -> list[dict[str, Any]]:
     """Play every deal of a batch in every seating; one stored row per game. A deal's
-    seed fixes its outcome: agents are reseeded from it before each game."""
-    env = _env_for(batch)
+    seed fixes its outcome: agents are reseeded from it before each game. The env and
+    agents are kept in this process between batches (``checkpoints``: weights shipped
+    to a Ray worker, `parlour.training.distributed`)."""
+    env = worker_env(batch.env_name, batch.env_options)
     teams = teams_of(env.unwrapped.game)
     k = len(teams)
     seats_count = sum(len(t) for t in teams)
@@ -400,7 +382,14 @@ def play_batch(
                 for s in team:
                     seats[s] = name
             players = [
-                _agent_for(batch, batch.specs[n], s) for s, n in enumerate(seats)
+                worker_agent(
+                    batch.specs[n],
+                    batch.env_name,
+                    batch.env_options,
+                    seed=s,
+                    checkpoints=checkpoints,
+                )
+                for s, n in enumerate(seats)
             ]
             for s, player in enumerate(players):
                 player.reset(seed=seed + 7919 * (s + 1))
@@ -429,6 +418,13 @@ def play_batch(
             if on_game is not None:
                 on_game()
     return rows
+
+
+def play_batch_task(
+    batch: Batch, checkpoints: Mapping[str, ShippedCheckpoint] | None = None
+) -> list[dict[str, Any]]:
+    """A Ray task: `play_batch` with the shipped checkpoints."""
+    return play_batch(batch, checkpoints=checkpoints)
 
 
 @dataclass
@@ -489,22 +485,30 @@ def run_league(
     """Play ``games`` more games at every table (rounded up to whole deals, one game per
     seating) and append them to the database ``db``.
 
-    ``backend="ray"`` plays the batches as Ray tasks (``ray.init(address)``;
-    ``ray_init`` adds keyword arguments). Ctrl-C stops the league; every finished
-    batch is kept and the run says it was interrupted.
+    ``backend="ray"`` plays the batches as Ray tasks (`parlour.training.distributed`:
+    a local Ray of its own, or the cluster at ``address``; ``ray_init`` adds
+    `ray.init` keyword arguments; checkpoints travel as weights). Ctrl-C stops the
+    league; every finished batch is kept and the run says it was interrupted.
     """
-    if backend not in ("local", "ray"):
-        raise LeagueError(f"backend must be local or ray, got {backend!r}")
     if not isinstance(games, int) or games < 1:
         raise LeagueError(f"games must be a positive integer, got {games!r}")
     if not isinstance(batch_deals, int) or batch_deals < 1:
         raise LeagueError(
             f"batch_deals must be a positive integer, got {batch_deals!r}"
         )
-    ray = _import_ray() if backend == "ray" else None
+    session = distributed.session_for(backend, address, ray_init)
     env_options = dict(env_options or {})
     opts, by_name, hashes, sides = prepare(env_name, specs, env_options)
-    conn = connect(db)
+    if session is not None:
+        # started before the database is opened: a cluster that refuses us leaves
+        # no file behind
+        session.begin(by_name.values(), announce=progress)
+    try:
+        conn = connect(db)
+    except BaseException:
+        if session is not None:
+            session.close()
+        raise
     tables = tables_for(list(by_name), sides)
     deals = -(-games // sides)
     run = LeagueRun(env_name, opts, tables, planned=len(tables) * deals * sides)
@@ -532,75 +536,28 @@ def run_league(
         from tqdm import tqdm
 
         bar = tqdm(total=run.planned, desc=f"league {env_name}", unit="game")
+
+    def store(_: int, rows: list[dict[str, Any]]) -> None:
+        insert_games(conn, rows)
+        run.stored += len(rows)
+        if bar is not None and session is not None:
+            bar.update(len(rows))
+
     try:
-        if ray is None:
+        if session is None:
             for batch in batches():
-                rows = play_batch(batch, bar.update if bar is not None else None)
-                insert_games(conn, rows)
-                run.stored += len(rows)
+                store(0, play_batch(batch, bar.update if bar is not None else None))
         else:
-            _run_ray(ray, batches(), conn, run, bar, address, ray_init or {})
+            session.spread(play_batch_task, batches(), store)
     except KeyboardInterrupt:
         run.interrupted = True
     finally:
         if bar is not None:
             bar.close()
         conn.close()
+        if session is not None:
+            session.close()
     return run
-
-
-def _import_ray():
-    try:
-        import ray
-    except ImportError:
-        raise LeagueError(
-            "--backend ray needs Ray: pip install 'ray[rllib]' (or parlour[dev])"
-        ) from None
-    return ray
-
-
-def _run_ray(
-    ray,
-    batches: Iterable[Batch],
-    conn: sqlite3.Connection,
-    run: LeagueRun,
-    bar,
-    address: str | None,
-    init_kwargs: Mapping[str, Any],
-) -> None:
-    """Play the batches as Ray tasks, a few in flight per CPU; store each as it ends."""
-    started = not ray.is_initialized()
-    if started:
-        ray.init(address=address, **{"log_to_driver": False, **init_kwargs})
-    try:
-        remote = ray.remote(play_batch)
-        window = max(2, 2 * int(ray.available_resources().get("CPU", 1)))
-        pending: list = []
-        source = iter(batches)
-        exhausted = False
-        try:
-            while pending or not exhausted:
-                while not exhausted and len(pending) < window:
-                    batch = next(source, None)
-                    if batch is None:
-                        exhausted = True
-                    else:
-                        pending.append(remote.remote(batch))
-                if not pending:
-                    break
-                done, pending = ray.wait(pending, num_returns=1)
-                rows = ray.get(done[0])
-                insert_games(conn, rows)
-                run.stored += len(rows)
-                if bar is not None:
-                    bar.update(len(rows))
-        except BaseException:
-            for ref in pending:
-                ray.cancel(ref, force=True)
-            raise
-    finally:
-        if started:
-            ray.shutdown()
 
 
 # --- ratings --------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,6 +23,7 @@ from ...agents.fuenfzehn_tot_rationale import (
     dice_claims,
     round_seat_table,
 )
+from ..distributed import RaySession, session_for
 from ..stats import obf_boundaries
 from .agreement import Agreement, run_agreement
 from .chart import plot_chart
@@ -129,6 +130,9 @@ def run_tips(
     agreement_deals: int | None = None,
     calibrate: int = 2000,
     command: str | None = None,
+    backend: str = "local",
+    address: str | None = None,
+    ray_init: Mapping[str, Any] | None = None,
 ) -> TipsRun:
     """Run a game's tip experiments (and Fünfzehn – tot's claims) and write the report.
 
@@ -137,7 +141,18 @@ def run_tips(
     ``opponents`` replaces the config's pool; ``checkpoint`` adds ``ckpt:PATH`` to it
     and, for German Whist, measures the checkpoint's agreement with the tips. ``out``
     is the directory for ``<game>.md``, ``.png`` and ``.json`` (None: nothing written).
+
+    ``backend="ray"`` plays the blocks of games as Ray tasks instead of ``workers``
+    processes (`parlour.training.distributed`: a local Ray of its own, or the cluster
+    at ``address``; ``ray_init`` adds `ray.init` keyword arguments); the results are
+    the local ones. The agent-agreement study (a few hundred deals) stays here.
     """
+    session = session_for(backend, address, ray_init)
+    if session is not None and workers is not None and workers != 1:
+        raise ValueError(
+            "--workers is the local backend's; with --backend ray every CPU of the "
+            "cluster plays"
+        )
     config = load_config(game)
     env = config.env
     workers = default_workers() if workers is None else workers
@@ -172,7 +187,13 @@ def run_tips(
         if out is not None:
             command += f" --out {out}"
     run = TipsRun(config, command, max_deals, seed, tuple(pool), [])
-    with Runner(workers) as runner:
+    runner: Runner | RaySession
+    if session is not None:
+        session.begin(pool, announce=progress)
+        runner = session
+    else:
+        runner = Runner(workers)
+    with runner:
         studies = envs.record(env).tips_studies
         if "claims" in studies:
             run.claims = dice_claims()

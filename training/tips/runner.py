@@ -2,8 +2,9 @@
 
 A `Block` is one arm's games (candidate against each opponent, every deal and seating);
 `play_block` plays it and `Runner` maps blocks over worker processes started with
-``spawn``. Every game's seeds come from its deal, so results do not depend on the
-number of workers.
+``spawn`` (`parlour.training.distributed.RaySession` maps them over Ray tasks, with
+the same interface). Every game's seeds come from its deal, so results do not depend
+on the number of workers or on the backend.
 """
 
 from __future__ import annotations
@@ -15,10 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from ... import agents as agents_mod
 from ... import envs
 from ...agents.base import Agent
 from ..arena import play_game, seatings, teams_of, win_share
+from ..distributed import ShippedCheckpoint, worker_agent, worker_env
 
 AGENT_SALT = (
     1_000_003  # arm-specific agent seeds (A/A calibration): deal seed + salt * k
@@ -39,33 +40,22 @@ class Block:
     salt: int = 0
 
 
-_WORKER_CACHE: dict[Any, Any] = {}
-
-
-def _cached(key: Any, build: Callable[[], Any]) -> Any:
-    if key not in _WORKER_CACHE:
-        if len(_WORKER_CACHE) > 64:
-            _WORKER_CACHE.clear()
-        _WORKER_CACHE[key] = build()
-    return _WORKER_CACHE[key]
-
-
-def play_block(block: Block) -> np.ndarray:
+def play_block(
+    block: Block, checkpoints: Mapping[str, ShippedCheckpoint] | None = None
+) -> np.ndarray:
     """Play a block; returns ``[deal, opponent, seating, metric]`` (metrics: win share,
-    score), the candidate's result in each game."""
-    options = dict(block.env_options)
-    context = {"env_options": options}
-    env = _cached(
-        ("env", block.env, block.env_options), lambda: envs.make(block.env, **options)
-    )
+    score), the candidate's result in each game. The env and agents are kept in the
+    worker between blocks (``checkpoints``: weights shipped to a Ray worker)."""
+    env = worker_env(block.env, block.env_options)
     game = env.unwrapped.game
     n = game.num_players
     teams = teams_of(game)
     rotations = seatings(n, teams)
 
     def agent(spec: str, role: Any) -> Agent:
-        key = ("agent", block.env, block.env_options, spec, role)
-        return _cached(key, lambda: agents_mod.make(spec, block.env, seed=0, **context))
+        return worker_agent(
+            spec, block.env, block.env_options, 0, role, checkpoints=checkpoints
+        )
 
     candidate = agent(block.candidate, "candidate")
     fields = [[agent(o, ("field", s)) for s in range(n)] for o in block.opponents]

@@ -12,9 +12,9 @@ from typing import Any
 import numpy as np
 
 from ... import agents as agents_mod
-from ... import envs
 from ..arena import play_game
-from .runner import Runner, _cached, _chunks
+from ..distributed import worker_env
+from .runner import Runner, _chunks
 
 
 def game_seat_order(
@@ -56,12 +56,13 @@ def game_seat_order(
     }
 
 
-def _seat_block(job: tuple[int, str, tuple[int, ...]]) -> list[int]:
+def _seat_block(
+    job: tuple[int, str, tuple[int, ...]], checkpoints: Any = None
+) -> list[int]:
+    """Whole games of a chunk of seeds; each seat's losses. (``checkpoints``: what a
+    Ray task is given, unused: the bots here have no weights.)"""
     players, spec, seeds = job
-    env = _cached(
-        ("env", "fuenfzehn_tot_v0", players),
-        lambda: envs.make("fuenfzehn_tot_v0", players=players),
-    )
+    env = worker_env("fuenfzehn_tot_v0", {"players": players})
     bots = [agents_mod.make(spec, "fuenfzehn_tot_v0", seed=s) for s in range(players)]
     losses = [0] * players
     for game_seed in seeds:
