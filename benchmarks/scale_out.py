@@ -25,10 +25,11 @@ Ray task (``--overhead-tasks`` empty chunks through the same path) and the time 
 chunk of deals takes on a worker: a driver that spends ``c`` seconds per task keeps at
 most ``chunk time / c`` CPUs busy (docs/scale-out.md).
 
-``--part training`` measures learner steps per second of the RLlib backend against the
-SB3 backend through ``benchmarks/rllib_speed.py`` (its ``measure()``), which comes with
-the RLlib training backend; where that file is absent the part says so, measures
-nothing and (alone) exits with status 2.
+``--part training`` measures learner steps per second of the RLlib backend with 1 and 2
+env runners and of the SB3 backend, in one run (``benchmarks/rllib_speed.py``, which
+prints its table, the ratios, the target check and the cluster projection;
+``--train-steps`` timed steps each); if it refuses (e.g. Ray missing) the part says
+so and, alone, exits with status 2.
 
     python benchmarks/scale_out.py                          # arena, 2,000 deals
     python benchmarks/scale_out.py --deals 4000 --cpus 2 --json scale.json
@@ -43,6 +44,7 @@ import json
 import os
 import platform
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -154,25 +156,20 @@ def task_overhead(session, specs: list[str], seed: int, tasks: int) -> dict[str,
     return {"driver_cpu_s": cpu / tasks, "wall_s": wall / tasks}
 
 
-def training_part() -> dict[str, Any]:
-    """benchmarks/rllib_speed.py's ``measure()``, or why it did not run."""
-    if not RLLIB_SPEED.exists():
-        return {
-            "measured": False,
-            "reason": f"{RLLIB_SPEED.name} is not in this checkout (it comes with the "
-            "RLlib training backend, --backend rllib); nothing measured",
-        }
+def training_part(steps: int) -> dict[str, Any]:
+    """benchmarks/rllib_speed.py's rows (sb3, rllib with 1 and 2 env runners, in one
+    run, with its table, ratios and projection printed), or why they did not run."""
     spec = importlib.util.spec_from_file_location("rllib_speed", RLLIB_SPEED)
     module = importlib.util.module_from_spec(spec)
     assert spec.loader is not None
     spec.loader.exec_module(module)
-    if not hasattr(module, "measure"):
-        return {
-            "measured": False,
-            "reason": f"{RLLIB_SPEED.name} has no measure() function; nothing measured",
-        }
     before = load()
-    figures = module.measure()
+    with tempfile.TemporaryDirectory() as tmp:
+        rows = Path(tmp) / "rows.json"
+        status = module.main(["--steps", str(steps), "--json", str(rows)])
+        if status != 0:
+            return {"measured": False, "reason": "rllib_speed.py refused (above)"}
+        figures = json.loads(rows.read_text())
     return {
         "measured": True,
         "figures": figures,
@@ -222,10 +219,18 @@ def main(argv: list[str] | None = None) -> int:
         default=200,
         help="empty tasks timed for the driver's cost per task (200)",
     )
+    parser.add_argument(
+        "--train-steps",
+        type=int,
+        default=20_000,
+        help="--part training: timed learner steps a backend (20000)",
+    )
     parser.add_argument("--json", metavar="PATH", help="also write the figures here")
     args = parser.parse_args(argv)
     if min(args.deals, args.cpus, args.overhead_tasks, args.rounds) < 1:
         parser.error("--deals, --cpus, --rounds and --overhead-tasks must be positive")
+    if args.train_steps < 1:
+        parser.error("--train-steps must be positive")
     if args.rounds > args.deals:
         parser.error("--rounds must not exceed --deals")
     if args.json:
@@ -309,12 +314,10 @@ def main(argv: list[str] | None = None) -> int:
             "target": TARGET,
         }
     if args.part in ("training", "all"):
-        training = training_part()
+        print("training (benchmarks/rllib_speed.py):")
+        training = training_part(args.train_steps)
         out["training"] = training
-        if training["measured"]:
-            print("training (benchmarks/rllib_speed.py):")
-            print(json.dumps(training["figures"], indent=2, default=str))
-        else:
+        if not training["measured"]:
             print(f"training: {training['reason']}")
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=2, default=str) + "\n")
