@@ -173,7 +173,9 @@ def _creator(name: str):
 
 def register() -> list[str]:
     """Register every env as ``"parlour/<name>"`` with ``ray.tune.register_env`` (done
-    on import) and return the registered names."""
+    on import, and by `ppo_config`) and return the registered names. Ray keeps the
+    registry in the running Ray: after ``ray.shutdown()`` a config built by hand needs
+    ``register()`` again before ``build_algo()``."""
     out = []
     for name in envs.names():
         register_env(PREFIX + name, _creator(name))
@@ -265,9 +267,12 @@ def ppo_config(
     """A PPO config for self-play on ``name`` (options as its ``env_config``) with one
     shared masked module; chain ``.training(...)``, ``.env_runners(...)`` as usual.
 
-    The options are checked here, so a typo fails before Ray starts any worker.
+    The options are checked here, so a typo fails before Ray starts any worker. The
+    envs are registered again here: Ray Tune's registry lives in the running Ray, so a
+    ``ray.shutdown()`` forgets the registration made at import.
     """
     rllib_env(name, **options).close()
+    register()
     return (
         PPOConfig()
         .environment(PREFIX + name, env_config=dict(options))
