@@ -305,3 +305,28 @@ def test_bad_configs_are_one_line_before_anything_is_written(
     assert code == 2
     assert message in err and len(err.strip().splitlines()) == 1
     assert not run.exists()
+
+
+@pytest.mark.parametrize(
+    "env", ["forty_fives_v0", "fuenfzehnern_v0", "herzeln_v0", "fuenfzehn_tot_v0"]
+)
+def test_every_batched_env_trains_with_its_batch_preset(env, tmp_path, capsys):
+    """Each env's ``--preset batch`` runs as written (a tiny budget; the warm start off)
+    on its batched engine and leaves a checkpoint that plays as ``ckpt:PATH``."""
+    from parlour.envs import batch as batched
+    from parlour.training import config as train_config
+
+    assert env in batched.ENGINES and "batch" in train_config.presets(env)
+    run = tmp_path / "run"
+    args = ["train", env, "--backend", "batch", "--preset", "batch"]
+    args += ["--run-dir", str(run), "--quiet"]
+    for item in TINY_SET:
+        if not item.startswith(("eval_every", "eval_games")):
+            args += ["--set", item]
+    args += ["--set", "eval_every=1000000", "--set", "eval_games=1"]
+    assert main(args) == 0, capsys.readouterr().err
+    saved = ckpt_io.load(run)
+    assert saved.step == 512 and saved.manifest["env"] == env
+    assert saved.manifest["game_options"]["players"] == 4
+    result = run_arena(env, [f"ckpt:{run}", "random"], games=1)
+    assert result.games == 1
