@@ -346,6 +346,8 @@ def test_config_validation(tmp_path):
     bad.write_text("- a list\n")
     with pytest.raises(ValueError, match="mapping"):
         load_config(bad)
+    with pytest.raises(ValueError, match="torch_threads must be a positive integer"):
+        config_from_dict({"torch_threads": 0}).validate()
 
 
 @pytest.mark.parametrize("env_name", envs.names())
