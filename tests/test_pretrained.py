@@ -1,17 +1,11 @@
 """The ``pretrained`` agent spec: a game's shipped checkpoint (`parlour/models/<env>/`).
 
-The tests of the mechanism export a small random network into a temporary models root;
-the tests of what is shipped load the real models. The wheel test (slow) builds the
-distribution and loads ``pretrained`` from the installed copy.
+These tests export a small random network into a temporary models root; what is
+shipped is tested in ``test_pretrained_shipped.py``.
 """
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-import zipfile
 from pathlib import Path
 
 import pytest
