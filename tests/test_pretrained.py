@@ -6,6 +6,7 @@ shipped is tested in ``test_pretrained_shipped.py``.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -154,3 +155,16 @@ def test_cli_arena_play_eval_and_list(models, tmp_path, monkeypatch, capsys):
     assert code == 2 and err.count("\n") == 1 and "trained for" in err
     assert main(["arena", "fuenfzehn_tot_v0", "--agents", "pretrained", "random"]) == 2
     assert "envs that have one" in capsys.readouterr().err
+
+
+def test_league_stores_pretrained_with_its_weights_hash(models, tmp_path):
+    import sqlite3
+
+    from parlour.training import league
+
+    db = tmp_path / "l.sqlite"
+    league.run_league(ENV, ["pretrained", "random"], games=2, db=db)
+    digest = pretrained.manifest(ENV)["weights_sha256"]
+    with sqlite3.connect(db) as con:
+        (hashes,) = con.execute("SELECT hashes FROM games LIMIT 1").fetchone()
+    assert json.loads(hashes) == {f"pretrained#{digest[:12]}": digest}
