@@ -3,9 +3,12 @@
 
 ``make(spec, env_name)`` builds one. A heuristic spec may switch the bot's options (the
 seed's strategy tips) on with ``+name`` or off with ``-name``, comma-separated.
-``endgame:SPEC`` is the agent ``SPEC`` corrected by the game's exact solver where it can
-value the position (`EndgameAgent`). ``text:scripted`` is the scripted text player of
-`parlour.text` (prompts in, answers out, sometimes malformed).
+``pretrained`` is the game's shipped checkpoint (``parlour/models/<env>/``, loaded as
+``ckpt:`` loads it; `parlour.training.pretrained`), refused with one line for an env
+without one or for options it was not trained for; ``pretrained@sample`` samples from
+its policy. ``endgame:SPEC`` is the agent ``SPEC`` corrected by the game's exact solver
+where it can value the position (`EndgameAgent`). ``text:scripted`` is the scripted
+text player of `parlour.text` (prompts in, answers out, sometimes malformed).
 """
 
 from __future__ import annotations
@@ -107,6 +110,20 @@ def make(spec: str, env_name: str, seed: int | None = None, **context: Any) -> A
             # a Ray worker gets the weights, not the file (parlour.training.distributed)
             shipped=(context.get("checkpoints") or {}).get(path),
         )
+    if kind in ("pretrained", "pretrained@sample"):
+        if arg:
+            raise ValueError(
+                "pretrained takes no options: it is the game's shipped agent "
+                "(pretrained@sample samples from its policy)"
+            )
+        from ..training import pretrained
+
+        return pretrained.agent(
+            env_name,
+            context.get("env_options"),
+            seed=seed,
+            deterministic=kind == "pretrained",
+        )
     if kind == "endgame":
         if not arg:
             raise ValueError(
@@ -131,8 +148,8 @@ def make(spec: str, env_name: str, seed: int | None = None, **context: Any) -> A
     if extra:
         return _load(extra)(kind, arg, seed)
     raise ValueError(
-        f"unknown agent spec {spec!r}; use random, heuristic, heuristic:-tip,+tip "
-        "or ckpt:PATH"
+        f"unknown agent spec {spec!r}; use random, heuristic, heuristic:-tip,+tip, "
+        "pretrained or ckpt:PATH"
     )
 
 

@@ -47,17 +47,36 @@ def parse_options(pairs: Sequence[str] | None) -> dict[str, Any]:
 # --- list -----------------------------------------------------------------------------
 def cmd_list(args: argparse.Namespace) -> int:
     from . import envs
+    from .training import pretrained
 
+    models = pretrained.shipped()
     for name in envs.names():
         print(f"{name}: {env_description(name)}")
         for options in envs.VARIANTS.get(name, []):
             print("    -o " + " -o ".join(f"{k}={v}" for k, v in options.items()))
         print(f"    agents: {', '.join(agent_kinds(name))}")
+        if name in models:
+            print(f"    pretrained: {pretrained_summary(name)}")
     print(
         "\nAgent specs: heuristic:-tip,+tip switches the bot's strategy tips; "
-        "ckpt:PATH plays a\ncheckpoint or a run directory's latest one (see README)."
+        "pretrained plays the\ngame's shipped agent (its card: parlour/models/ENV/"
+        "card.md); ckpt:PATH plays a\ncheckpoint or a run directory's latest one "
+        "(see README)."
     )
     return 0
+
+
+def pretrained_summary(name: str) -> str:
+    """The shipped agent's options and headline figures, on one line."""
+    from . import envs
+    from .training import pretrained
+
+    trained = pretrained.manifest(name).get("game_options", {})
+    defaults = envs.game_options(name)
+    options = " ".join(
+        f"-o {k}={v}" for k, v in trained.items() if defaults.get(k) != v
+    )
+    return f"{options or 'default options'}; {pretrained.headline(name)}"
 
 
 def __getattr__(attr: str) -> Any:
@@ -93,6 +112,10 @@ def agent_kinds(name: str) -> list[str]:
     kinds += record.extra_kinds
     if record.exact_moves:
         kinds.append("endgame:SPEC")
+    from .training import pretrained
+
+    if name in pretrained.shipped():
+        kinds.append("pretrained")
     return [*kinds, "ckpt:PATH", "text:scripted"]
 
 
@@ -357,7 +380,12 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from .training import checkpoint as ckpt_io
     from .training.arena import run_arena, save_json
 
-    ckpt = ckpt_io.load(args.checkpoint)
+    source = args.checkpoint
+    if source.startswith("pretrained:"):
+        from .training import pretrained
+
+        source = str(pretrained.model_dir(source.removeprefix("pretrained:")))
+    ckpt = ckpt_io.load(source)
     if args.json:
         for opponent in args.vs:
             ckpt_io.check_output_path(
@@ -797,7 +825,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_train)
 
     p = sub.add_parser("eval", help="evaluate a checkpoint against bots")
-    p.add_argument("checkpoint", help="checkpoint directory or run directory")
+    p.add_argument(
+        "checkpoint",
+        help="checkpoint directory or run directory, or pretrained:ENV "
+        "(the env's shipped agent)",
+    )
     p.add_argument(
         "--vs",
         nargs="+",

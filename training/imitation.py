@@ -355,6 +355,9 @@ class FitReport:
     # argmax is an optimal move (None without such decisions)
     exact_decisions: int = 0
     exact_agreement: float | None = None
+    # the same measure on as many training decisions: far above `agreement`, the
+    # network memorises its teacher's games instead of generalising
+    train_agreement: float | None = None
 
 
 def _target_nll(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
@@ -429,6 +432,10 @@ def fit(
         exact = torch.from_numpy(data.exact[test])
         n_exact = int(exact.sum())
         exact_agreement = float(hits[exact].float().mean()) if n_exact else None
+        seen = torch.from_numpy(rng.choice(train, size=min(n_test, len(train))))
+        dist = policy.get_distribution(obs[seen], action_masks=masks[seen])
+        picked = dist.distribution.logits.argmax(dim=1, keepdim=True)
+        train_agreement = float(targets[seen].gather(1, picked).float().mean())
     return FitReport(
         epochs,
         len(train),
@@ -438,6 +445,7 @@ def fit(
         value_loss,
         n_exact,
         exact_agreement,
+        train_agreement,
     )
 
 

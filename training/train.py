@@ -396,9 +396,11 @@ def warm_start(
 
         report = learner.imitate(data, on_epoch)
     if progress:
+        seen = report.train_agreement
         print(
             f"warm start: the student plays the teacher's move in "
             f"{report.agreement:.1%} of {report.held_out_decisions:,} held-out "
             "decisions"
+            + ("" if seen is None else f" ({seen:.1%} of as many training ones)")
         )
     return report
