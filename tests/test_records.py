@@ -54,6 +54,7 @@ def test_agent_kinds_come_from_the_record():
         "solver",
         "pimc:N",
         "endgame:SPEC",
+        "pretrained",
         "ckpt:PATH",
         "text:scripted",
     ]
