@@ -56,6 +56,7 @@ from ..forty_fives.tables import (
     TRUMP_BASE,
     TRUMP_MASK,
 )
+from ._common import check_batch_size, deal_dict_rows
 
 WORDS = 3  # 168 actions in three 64-bit words
 BONUS_POINTS = 5
@@ -65,14 +66,6 @@ BIDDING, NAMING, DISCARDING, PLAYING = (
     int(Phase.DISCARD),
     int(Phase.PLAY),
 )
-
-
-def _check_batch_size(batch_size: Any) -> int:
-    if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)):
-        raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
-    if batch_size < 1:
-        raise ValueError(f"batch_size must be a positive integer, got {batch_size}")
-    return int(batch_size)
 
 
 def _col(t: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
@@ -119,7 +112,7 @@ class FortyFivesBatch:
         device: str | torch.device = "cpu",
         seed: int | None = None,
     ):
-        self.batch_size = _check_batch_size(batch_size)
+        self.batch_size = check_batch_size(batch_size)
         # The scalar rules check every option and combination, with the same messages.
         rules = FortyFives(
             players=players,
@@ -315,24 +308,9 @@ class FortyFivesBatch:
                     f"0..{DECK.size - 1} once"
                 )
             return rows[:, 0], rows[:, 1:]
-        if isinstance(deals, Mapping) or not isinstance(deals, Sequence):
-            raise ValueError(
-                f"deals must be a list of {B} deal dicts or a ({B}, {DECK.size + 1}) "
-                f"array, got {type(deals).__name__}"
-            )
-        if len(deals) != B:
-            raise ValueError(f"deals must give {B} deals, got {len(deals)}")
-        out = []
-        for i, deal in enumerate(deals):
-            if not isinstance(deal, Mapping):
-                raise ValueError(f"deals[{i}] must be a dict, got {deal!r}")
-            try:
-                outcomes = self._parser.forced_chance({"deal": deal})
-            except ValueError as err:
-                raise ValueError(f"deals[{i}]: {err}") from None
-            out.append(outcomes)
-        rows = torch.tensor(out, device=self.device, dtype=torch.int64)
-        return rows[:, 0], rows[:, 1:]
+        return deal_dict_rows(
+            deals, B, DECK.size + 1, self._parser.forced_chance, self.device
+        )
 
     def _start(
         self,

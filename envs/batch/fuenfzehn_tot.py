@@ -43,7 +43,7 @@ from ..fuenfzehn_tot.rules import (
     THIRD_ROLL,
     FuenfzehnTot,
 )
-from .german_whist import _check_batch_size
+from ._common import check_batch_size
 
 HALF1, HALF2 = 1, 3  # the scalar engine's Phase values of the two halves
 
@@ -97,7 +97,7 @@ class FuenfzehnTotBatch:
         device: str | torch.device = "cpu",
         seed: int | None = None,
     ):
-        self.batch_size = _check_batch_size(batch_size)
+        self.batch_size = check_batch_size(batch_size)
         # The scalar rules check the options, same messages.
         rules = FuenfzehnTot(
             players=players,

@@ -44,7 +44,7 @@ from ..fuenfzehnern.rules import (
     ZWANG,
     Fuenfzehnern,
 )
-from .german_whist import _check_batch_size
+from ._common import check_batch_size, deal_dict_rows
 
 # bit 8s of a mask, for each suit s: where the Ober/King tests of Zwang land
 _SUIT_BASE_BITS = 0x01010101
@@ -86,7 +86,7 @@ class FuenfzehnernBatch:
         device: str | torch.device = "cpu",
         seed: int | None = None,
     ):
-        self.batch_size = _check_batch_size(batch_size)
+        self.batch_size = check_batch_size(batch_size)
         # The scalar rules check the options and their combinations, same messages.
         rules = Fuenfzehnern(
             players=players,
@@ -225,24 +225,9 @@ class FuenfzehnernBatch:
                     f"({' '.join(map(str, self._pack.tolist()))}) once"
                 )
             return rows[:, 0], rows[:, 1:]
-        if isinstance(deals, Mapping) or not isinstance(deals, Sequence):
-            raise ValueError(
-                f"deals must be a list of {B} deal dicts or a ({B}, {n + 1}) array, "
-                f"got {type(deals).__name__}"
-            )
-        if len(deals) != B:
-            raise ValueError(f"deals must give {B} deals, got {len(deals)}")
-        out = []
-        for i, deal in enumerate(deals):
-            if not isinstance(deal, Mapping):
-                raise ValueError(f"deals[{i}] must be a dict, got {deal!r}")
-            try:
-                outcomes = self._deal_rules.forced_chance({"deal": deal})
-            except ValueError as err:
-                raise ValueError(f"deals[{i}]: {err}") from None
-            out.append([-1 if outcomes[0] is None else outcomes[0], *outcomes[1:]])
-        rows = torch.tensor(out, device=self.device, dtype=torch.int64)
-        return rows[:, 0], rows[:, 1:]
+        return deal_dict_rows(
+            deals, B, n + 1, self._deal_rules.forced_chance, self.device
+        )
 
     def _start(
         self, idx: torch.Tensor, dealer: torch.Tensor, cards: torch.Tensor

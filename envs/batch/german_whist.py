@@ -29,19 +29,12 @@ import torch
 from ..core.engine import IllegalActionError
 from ..german_whist.observation import size as observation_size
 from ..german_whist.rules import EPISODES, MATCH_TARGET, VARIANTS, GermanWhist
+from ._common import check_batch_size, deal_dict_rows
 
 HAND_SIZE = 13
 TRICKS_TO_WIN = 7  # "the game is decided as soon as a player has 7 of them"
 STAGE2_TRICKS = 13
 N_FLAGS = 11  # trump suit, opponent's voids, stage 2, to lead, dealer
-
-
-def _check_batch_size(batch_size: Any) -> int:
-    if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)):
-        raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
-    if batch_size < 1:
-        raise ValueError(f"batch_size must be a positive integer, got {batch_size}")
-    return int(batch_size)
 
 
 def _pick(pair: torch.Tensor, first: torch.Tensor) -> torch.Tensor:
@@ -85,7 +78,7 @@ class GermanWhistBatch:
         episode: str | None = None,
         match_target: int = MATCH_TARGET,
     ):
-        self.batch_size = _check_batch_size(batch_size)
+        self.batch_size = check_batch_size(batch_size)
         if variant not in VARIANTS:
             raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
         if episode is not None and episode not in EPISODES:
@@ -207,25 +200,9 @@ class GermanWhistBatch:
                     f"deals[{i}]: the {n} cards must be each card id 0..{n - 1} once"
                 )
             return rows[:, 0], rows[:, 1:]
-        if isinstance(deals, Mapping) or not isinstance(deals, Sequence):
-            raise ValueError(
-                f"deals must be a list of {B} deal dicts or a ({B}, "
-                f"{self.num_actions + 1}) array, "
-                f"got {type(deals).__name__}"
-            )
-        if len(deals) != B:
-            raise ValueError(f"deals must give {B} deals, got {len(deals)}")
-        out = []
-        for i, deal in enumerate(deals):
-            if not isinstance(deal, Mapping):
-                raise ValueError(f"deals[{i}] must be a dict, got {deal!r}")
-            try:
-                outcomes = self._rules.forced_chance({"deal": deal})
-            except ValueError as err:
-                raise ValueError(f"deals[{i}]: {err}") from None
-            out.append([-1 if outcomes[0] is None else outcomes[0], *outcomes[1:]])
-        rows = torch.tensor(out, device=self.device, dtype=torch.int64)
-        return rows[:, 0], rows[:, 1:]
+        return deal_dict_rows(
+            deals, B, self.num_actions + 1, self._rules.forced_chance, self.device
+        )
 
     def _start(
         self, idx: torch.Tensor, dealer: torch.Tensor, cards: torch.Tensor

@@ -36,17 +36,10 @@ import torch
 from ..core.deal import LaterDealsRandomWarning
 from ..core.engine import IllegalActionError
 from ..herzeln.rules import DOMINO, DOMINO_STEP, HAND_SIZE, TRICKS_PER_DEAL, Herzeln
+from ._common import check_batch_size
 
 N_CONTRACTS = 8
 N_FLAGS = 4
-
-
-def _check_batch_size(batch_size: Any) -> int:
-    if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)):
-        raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
-    if batch_size < 1:
-        raise ValueError(f"batch_size must be a positive integer, got {batch_size}")
-    return int(batch_size)
 
 
 class HerzelnBatch:
@@ -80,7 +73,7 @@ class HerzelnBatch:
         device: str | torch.device = "cpu",
         seed: int | None = None,
     ):
-        self.batch_size = _check_batch_size(batch_size)
+        self.batch_size = check_batch_size(batch_size)
         # The scalar rules check the options and their combinations, with the same
         # messages, and give every table below.
         g = Herzeln(
