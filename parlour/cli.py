@@ -7,7 +7,6 @@ exit with status 2; nothing prints a traceback for a user's mistake.
 from __future__ import annotations
 
 import argparse
-import json
 import shlex
 import sys
 from collections.abc import Sequence
@@ -274,12 +273,6 @@ def cmd_train(args: argparse.Namespace) -> int:
         config, changes = resume_config(run_dir, args.set or [])
         if config.env != args.env:
             raise UsageError(f"{run_dir} holds a {config.env} run, not {args.env}")
-        stored = _stored_backend(run_dir)
-        if stored is not None and stored != args.backend:
-            raise UsageError(
-                f"{run_dir} was trained with --backend {stored}: resume it with "
-                f"--backend {stored}"
-            )
         for line in changes:
             print(f"resume with --set {line}")
     else:
@@ -317,18 +310,6 @@ def _quiet_ray() -> None:
     for name in list(logging.root.manager.loggerDict):
         if name == "ray" or name.startswith("ray."):
             logging.getLogger(name).setLevel(logging.ERROR)
-
-
-def _stored_backend(run_dir: str | Path) -> str | None:
-    """The backend that wrote a run directory's latest checkpoint (sb3 for one that
-    does not say), or None when there is no readable checkpoint yet."""
-    from .training import checkpoint as ckpt_io
-
-    try:
-        manifest = json.loads((ckpt_io.resolve(run_dir) / ckpt_io.MANIFEST).read_text())
-    except (ckpt_io.CheckpointError, OSError, ValueError):
-        return None
-    return manifest.get("backend", "sb3") if isinstance(manifest, dict) else None
 
 
 def _report_run(result, summary_table, env: str, again: Sequence[str] = ()) -> None:

@@ -132,14 +132,13 @@ def train(
     """
     backends.check(backend)
     config.validate()
-    backends.check_config(backend, config)
-    backends.check_options(backend, config, backend_options)
 
     def say(line: str) -> None:
         if progress:
             print(line)
 
-    # what a resumed run reads back is checked before anything is written
+    # what a resumed run reads back is checked before anything is written, and its
+    # backend before the backend's own checks (which may reach for Ray)
     run = RunDir.check(config, run_dir, resume, say)
     if run.saved is not None:
         used = run.saved.manifest.get("backend", backends.DEFAULT)
@@ -148,6 +147,8 @@ def train(
                 f"{run.path} was trained with --backend {used}; continue it with "
                 f"--backend {used}"
             )
+    backends.check_config(backend, config)
+    backends.check_options(backend, config, backend_options)
     if progress and run.fresh:
         warning = warm_start_warning(config)
         if warning:
