@@ -3,10 +3,11 @@
 
 ``make(spec, env_name)`` builds one. A heuristic spec may switch the bot's options (the
 seed's strategy tips) on with ``+name`` or off with ``-name``, comma-separated.
-``pretrained`` is the game's shipped checkpoint (``parlour/models/<env>/``, loaded as
-``ckpt:`` loads it; `parlour.training.pretrained`), refused with one line for an env
-without one or for options it was not trained for; ``pretrained@sample`` samples from
-its policy. ``endgame:SPEC`` is the agent ``SPEC`` corrected by the game's exact solver
+``pretrained`` is the game's shipped checkpoint for its options
+(``parlour/models/<name>/``, loaded as ``ckpt:`` loads it;
+`parlour.training.pretrained`), refused with one line for an env without one or for
+options none was trained for; ``pretrained@sample`` samples from its policy.
+``endgame:SPEC`` is the agent ``SPEC`` corrected by the game's exact solver
 where it can value the position (`EndgameAgent`). ``text:scripted`` is the scripted
 text player of `parlour.text` (prompts in, answers out, sometimes malformed).
 """

@@ -48,34 +48,38 @@ def cmd_list(args: argparse.Namespace) -> int:
     from . import envs
     from .training import pretrained
 
-    models = pretrained.shipped()
     for name in envs.names():
         print(f"{name}: {env_description(name)}")
         for options in envs.VARIANTS.get(name, []):
             print("    -o " + " -o ".join(f"{k}={v}" for k, v in options.items()))
         print(f"    agents: {', '.join(agent_kinds(name))}")
-        if name in models:
-            print(f"    pretrained: {pretrained_summary(name)}")
+        for directory in pretrained.models_of(name):
+            print(
+                f"    pretrained {directory.name}: "
+                f"{pretrained_summary(name, directory)}"
+            )
     print(
         "\nAgent specs: heuristic:-tip,+tip switches the bot's strategy tips; "
-        "pretrained plays the\ngame's shipped agent (its card: parlour/models/ENV/"
+        "pretrained plays the\ngame's shipped agent (its card: parlour/models/NAME/"
         "card.md); ckpt:PATH plays a\ncheckpoint or a run directory's latest one "
         "(see README)."
     )
     return 0
 
 
-def pretrained_summary(name: str) -> str:
-    """The shipped agent's options and headline figures, on one line."""
+def pretrained_summary(name: str, directory: Path) -> str:
+    """A shipped agent's options and headline figures, on one line."""
+    import json
+
     from . import envs
     from .training import pretrained
 
-    trained = pretrained.manifest(name).get("game_options", {})
+    trained = json.loads((directory / "manifest.json").read_text())["game_options"]
     defaults = envs.game_options(name)
     options = " ".join(
         f"-o {k}={v}" for k, v in trained.items() if defaults.get(k) != v
     )
-    return f"{options or 'default options'}; {pretrained.headline(name)}"
+    return f"{options or 'default options'}; {pretrained.headline(directory)}"
 
 
 def __getattr__(attr: str) -> Any:
@@ -113,7 +117,7 @@ def agent_kinds(name: str) -> list[str]:
         kinds.append("endgame:SPEC")
     from .training import pretrained
 
-    if name in pretrained.shipped():
+    if pretrained.models_of(name):
         kinds.append("pretrained")
     return [*kinds, "ckpt:PATH", "text:scripted"]
 
@@ -365,7 +369,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if source.startswith("pretrained:"):
         from .training import pretrained
 
-        source = str(pretrained.model_dir(source.removeprefix("pretrained:")))
+        source = str(pretrained.named(source.removeprefix("pretrained:")))
     ckpt = ckpt_io.load(source)
     if args.json:
         for opponent in args.vs:
@@ -808,8 +812,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("eval", help="evaluate a checkpoint against bots")
     p.add_argument(
         "checkpoint",
-        help="checkpoint directory or run directory, or pretrained:ENV "
-        "(the env's shipped agent)",
+        help="checkpoint directory or run directory, or pretrained:NAME (a shipped "
+        "agent: the env's name for its default options, e.g. german_whist_v0, "
+        "german_whist_v0.honeymoon)",
     )
     p.add_argument(
         "--vs",

@@ -1,4 +1,5 @@
-"""The ``pretrained`` agent spec: a game's shipped checkpoint (`parlour/models/<env>/`).
+"""The ``pretrained`` agent spec: a game's shipped checkpoint
+(`parlour/models/<name>/`).
 
 These tests export a small random network into a temporary models root; what is
 shipped is tested in ``test_pretrained_shipped.py``.
@@ -23,13 +24,15 @@ ENV = "german_whist_v0"
 FILES = {"manifest.json", "weights.pt", "command.sh", "card.md"}
 
 
-def tiny_checkpoint(path: Path, env: str = ENV, options: dict | None = None) -> Path:
+def tiny_checkpoint(
+    path: Path, env: str = ENV, options: dict | None = None, seed: int = 0
+) -> Path:
     """A checkpoint of a random 16-unit network, as training writes one (with the
     value head and an optimiser entry that the export must drop)."""
     options = options or {}
     game = envs.make(env, raw=True, **options).game
     obs, acts = game.observation_size, game.num_actions
-    torch.manual_seed(0)
+    torch.manual_seed(seed)
     policy = {
         "mlp_extractor.policy_net.0.weight": torch.randn(16, obs),
         "mlp_extractor.policy_net.0.bias": torch.randn(16),
@@ -144,7 +147,7 @@ def test_cli_arena_play_eval_and_list(models, tmp_path, monkeypatch, capsys):
     assert f"checkpoint {models / ENV}" in capsys.readouterr().out
     assert main(["list"]) == 0
     out = capsys.readouterr().out
-    assert "pretrained: default options; vs random" in out
+    assert f"pretrained {ENV}: default options; vs random" in out
     monkeypatch.setattr("builtins.input", lambda prompt="": "quit")
     assert main(["play", ENV, "--opponent", "pretrained"]) == 0
     capsys.readouterr()
@@ -168,3 +171,50 @@ def test_league_stores_pretrained_with_its_weights_hash(models, tmp_path):
     with sqlite3.connect(db) as con:
         (hashes,) = con.execute("SELECT hashes FROM games LIMIT 1").fetchone()
     assert json.loads(hashes) == {f"pretrained#{digest[:12]}": digest}
+
+
+def test_a_model_per_variant_is_chosen_by_the_game_options(models, tmp_path, capsys):
+    source = tiny_checkpoint(
+        tmp_path / "hm" / "step_1234", options={"variant": "honeymoon"}, seed=1
+    )
+    out = pretrained.export(source, models, command="parlour train\n")
+    assert out == models / f"{ENV}.honeymoon"
+    assert pretrained.models_of(ENV) == [models / ENV, out]
+    assert pretrained.model_dir(ENV) == models / ENV
+    assert pretrained.model_dir(ENV, {"variant": "honeymoon"}) == out
+    from parlour.training import league
+
+    # each variant's pretrained is its own model, with its own weights in a league
+    honeymoon = league.checkpoint_hash("pretrained", ENV, {"variant": "honeymoon"})
+    assert honeymoon == pretrained.manifest(ENV, {"variant": "honeymoon"})[
+        "weights_sha256"
+    ]
+    assert honeymoon != league.checkpoint_hash("pretrained", ENV)
+    run_arena(
+        ENV, ["pretrained", "random"], games=2, env_options={"variant": "honeymoon"}
+    )
+    assert main(["list"]) == 0
+    listed = capsys.readouterr().out
+    assert f"pretrained {ENV}.honeymoon: -o variant=honeymoon; no evaluation" in listed
+    assert (
+        main(["eval", f"pretrained:{ENV}.honeymoon", "--vs", "random", "--games", "2"])
+        == 0
+    )
+    assert f"checkpoint {out}" in capsys.readouterr().out
+    assert main(["eval", "pretrained:nope", "--vs", "random"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"shipped: {ENV}, {ENV}.honeymoon" in err
+
+
+def test_options_no_model_was_trained_for_name_every_model(models, tmp_path):
+    source = tiny_checkpoint(
+        tmp_path / "hm" / "step_1234", options={"variant": "honeymoon"}
+    )
+    pretrained.export(source, models, command="parlour train\n")
+    game = envs.game_options(ENV)
+    other = next(k for k in game if k != "variant")
+    with pytest.raises(ValueError) as err:
+        pretrained.model_dir(ENV, {other: "x"})
+    message = str(err.value)
+    assert "\n" not in message
+    assert "agents were trained for" in message and " or " in message

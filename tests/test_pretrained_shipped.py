@@ -1,4 +1,4 @@
-"""What Parlour ships as ``pretrained`` agents (``parlour/models/<env>/``): every model
+"""What Parlour ships as ``pretrained`` agents (``parlour/models/<name>/``): every model
 is complete, small, loads through the agent spec and plays; the wheel carries them and
 ``pretrained`` loads from an installed copy (slow test)."""
 
@@ -35,9 +35,12 @@ def test_models_are_shipped_small_and_complete():
     assert total < 5_000_000
 
 
-@pytest.mark.parametrize("env", sorted(SHIPPED))
-def test_each_shipped_agent_loads_and_plays(env):
-    options = pretrained.manifest(env)["env_options"]
+@pytest.mark.parametrize("name", sorted(SHIPPED))
+def test_each_shipped_agent_loads_and_plays(name):
+    info = json.loads((SHIPPED[name] / "manifest.json").read_text())
+    env, options = info["env"], info["env_options"]
+    assert pretrained.model_name(env, info["game_options"]) == name
+    assert pretrained.model_dir(env, options) == SHIPPED[name]
     result = run_arena(env, ["pretrained", "random"], games=2, env_options=options)
     assert result.games == 2
 

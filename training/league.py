@@ -287,16 +287,21 @@ def heuristic_switches(env_name: str) -> list[str]:
 _PRETRAINED = re.compile(r"(?:^|:)pretrained(@sample)?$")
 
 
-def checkpoint_hash(spec: str, env_name: str | None = None) -> str | None:
+def checkpoint_hash(
+    spec: str,
+    env_name: str | None = None,
+    env_options: Mapping[str, Any] | None = None,
+) -> str | None:
     """The weights SHA-256 of a spec's checkpoint (``ckpt:PATH``, also inside
     ``endgame:``; ``pretrained`` too when ``env_name`` is given: the shipped model
-    changes between versions of Parlour), or None for an agent without one."""
+    for ``env_options``, which changes between versions of Parlour), or None for an
+    agent without one."""
     path = distributed.checkpoint_path(spec)
     if path is None:
         if env_name is not None and _PRETRAINED.search(spec):
             from . import pretrained
 
-            return str(pretrained.manifest(env_name)["weights_sha256"])
+            return str(pretrained.manifest(env_name, env_options)["weights_sha256"])
         return None
     from . import checkpoint as ckpt_io
 
@@ -467,7 +472,7 @@ def prepare(
     for spec in specs:
         agent = agents_mod.make(spec, env_name, seed=0, env_options=env_options)
         canonical = agent.spec if isinstance(agent.spec, str) else spec
-        digest = checkpoint_hash(spec, env_name)
+        digest = checkpoint_hash(spec, env_name, env_options)
         name = agent_name(canonical, digest)
         if name in by_name:
             raise LeagueError(

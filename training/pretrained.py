@@ -1,9 +1,12 @@
 """The ``pretrained`` agents: trained checkpoints shipped inside the package.
 
-Each game with a shipped agent has a directory ``parlour/models/<env>/`` holding
+Each shipped agent has a directory ``parlour/models/<name>/``: the env's name for the
+env's default options (``german_whist_v0``), followed by the options it was trained for
+otherwise (``german_whist_v0.honeymoon``); ``pretrained`` plays the one whose options
+are the game's. The directory holds
 
 * ``manifest.json`` and ``weights.pt``: an ordinary checkpoint (`training.checkpoint`),
-  so ``ckpt:parlour/models/<env>`` loads exactly what ``pretrained`` loads, with both
+  so ``ckpt:parlour/models/<name>`` loads exactly what ``pretrained`` loads, with both
   SHA-256 checks and never an unpickled object. Only the actor's tensors are kept (the
   optimiser, the value head and the opponent snapshots are for training, not play),
   which keeps a model under a megabyte. The manifest adds a ``pretrained`` field: the
@@ -41,8 +44,14 @@ def models_root() -> Path:
     return Path(str(resources.files("parlour"))) / "models"
 
 
+def _read_manifest(directory: Path) -> dict[str, Any]:
+    return json.loads((directory / ckpt_io.MANIFEST).read_text())
+
+
 def shipped() -> dict[str, Path]:
-    """Env name -> model directory, for every env with a shipped agent."""
+    """Model name -> model directory, for every shipped agent. A model's name is its
+    env's (``german_whist_v0``) when it plays the env's default options, else the env's
+    followed by the options it differs in (``german_whist_v0.honeymoon``)."""
     root = models_root()
     if not root.is_dir():
         return {}
@@ -53,47 +62,81 @@ def shipped() -> dict[str, Path]:
     }
 
 
-def model_dir(env_name: str) -> Path:
-    """The shipped model of an env; ValueError naming the envs that have one."""
+def named(name: str) -> Path:
+    """A shipped model by its name (`shipped`); ValueError naming the models."""
     models = shipped()
-    if env_name not in models:
-        having = ", ".join(models) or "none"
+    if name not in models:
         raise ValueError(
-            f"no pretrained agent is shipped for {env_name}; envs that have one: "
-            f"{having}"
+            f"no pretrained agent named {name} is shipped; shipped: "
+            f"{', '.join(models) or 'none'}"
         )
-    return models[env_name]
+    return models[name]
 
 
-def manifest(env_name: str) -> dict[str, Any]:
-    """The shipped model's manifest (read only, not verified: `agent` verifies)."""
-    return json.loads((model_dir(env_name) / ckpt_io.MANIFEST).read_text())
+def models_of(env_name: str) -> list[Path]:
+    """The model directories of an env, the default options' model first."""
+    found = [d for d in shipped().values() if _read_manifest(d)["env"] == env_name]
+    return sorted(found, key=lambda d: (d.name != env_name, d.name))
+
+
+def model_name(env_name: str, game_options: Mapping[str, Any]) -> str:
+    """The directory name of a model trained for ``game_options``."""
+    from .. import envs
+
+    defaults = envs.game_options(env_name)
+    differ = [str(v) for k, v in sorted(game_options.items()) if defaults.get(k) != v]
+    return ".".join([env_name, *differ])
 
 
 def _format_options(options: Mapping[str, Any]) -> str:
     return " ".join(f"-o {k}={v}" for k, v in options.items())
 
 
-def check_options(env_name: str, env_options: Mapping[str, Any] | None) -> None:
-    """Raise ValueError (one line) unless the env options describe the game the
-    shipped agent was trained for; the message says which ``-o`` to write."""
-    from .. import envs
-
-    trained = manifest(env_name).get("game_options", {})
-    asked = envs.game_options(env_name, dict(env_options or {}))
-    differ = sorted(
+def _differing(trained: Mapping[str, Any], asked: Mapping[str, Any]) -> list[str]:
+    return sorted(
         k
         for k in {*trained, *asked}
         if trained.get(k) != asked.get(k)
         and (trained.get(k) is not None or asked.get(k) is not None)
     )
-    if differ:
-        want = _format_options({k: trained.get(k) for k in differ})
-        got = ", ".join(f"{k}={asked.get(k)}" for k in differ)
+
+
+def model_dir(env_name: str, env_options: Mapping[str, Any] | None = None) -> Path:
+    """The shipped model that plays ``env_name`` with ``env_options`` (the env's
+    defaults when None). ValueError, one line, naming the envs that have a model, or
+    the options this env's models were trained for."""
+    from .. import envs
+
+    found = models_of(env_name)
+    if not found:
+        having = sorted({_read_manifest(d)["env"] for d in shipped().values()})
         raise ValueError(
-            f"the pretrained {env_name} agent was trained for {want}, not {got}: "
-            "no pretrained agent is shipped for these options"
+            f"no pretrained agent is shipped for {env_name}; envs that have one: "
+            f"{', '.join(having) or 'none'}"
         )
+    asked = envs.game_options(env_name, dict(env_options or {}))
+    trained = [_read_manifest(d).get("game_options", {}) for d in found]
+    for directory, options in zip(found, trained, strict=True):
+        if not _differing(options, asked):
+            return directory
+    wants, gots = [], set()
+    for options in trained:
+        differ = _differing(options, asked)
+        wants.append(_format_options({k: options.get(k) for k in differ}))
+        gots.update(f"{k}={asked.get(k)}" for k in differ)
+    which = "agent was" if len(found) == 1 else "agents were"
+    raise ValueError(
+        f"the pretrained {env_name} {which} trained for {' or '.join(wants)}, not "
+        f"{', '.join(sorted(gots))}: no pretrained agent is shipped for these options"
+    )
+
+
+def manifest(
+    env_name: str, env_options: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """The manifest of the model for these options (read only, not verified: `agent`
+    verifies)."""
+    return _read_manifest(model_dir(env_name, env_options))
 
 
 def agent(
@@ -102,11 +145,11 @@ def agent(
     seed: int | None = None,
     deterministic: bool = True,
 ):
-    """The shipped agent of an env (a `CheckpointAgent` named ``pretrained``)."""
+    """The shipped agent of an env for its options (a `CheckpointAgent` named
+    ``pretrained``)."""
     from ..agents.checkpoint import CheckpointAgent
 
-    directory = model_dir(env_name)
-    check_options(env_name, env_options)
+    directory = model_dir(env_name, env_options)
     loaded = CheckpointAgent(
         str(directory), env_name, env_options, seed=seed, deterministic=deterministic
     )
@@ -114,10 +157,10 @@ def agent(
     return loaded
 
 
-def headline(env_name: str) -> str:
-    """One line of the shipped agent's final evaluation, e.g. ``vs heuristic 0.532
+def headline(directory: Path) -> str:
+    """One line of a shipped model's final evaluation, e.g. ``vs heuristic 0.532
     [0.517, 0.548] of 4000 games``."""
-    info = manifest(env_name).get("pretrained", {})
+    info = _read_manifest(directory).get("pretrained", {})
     parts = []
     for row in info.get("evaluation", []):
         win = row["win_rate"]
@@ -151,7 +194,9 @@ def export(
     evaluations: Sequence[str | Path] = (),
     card: str | Path | None = None,
 ) -> Path:
-    """Write the actor of a checkpoint (or a run's latest) as ``dest_root/<env>/``.
+    """Write the actor of a checkpoint (or a run's latest) as ``dest_root/<name>/``
+    (`model_name`: the env's name, followed by its options where they are not the
+    env's defaults).
 
     ``evaluations`` are ``parlour eval --json`` files of the same checkpoint, kept in
     the manifest; ``command`` goes to ``command.sh``; ``card`` is copied to
@@ -176,7 +221,8 @@ def export(
         "evaluation": rows,
     }
     root = Path(dest_root) if dest_root is not None else models_root()
-    out = ckpt_io.save(root / loaded.env_name, {"policy": actor}, body)
+    name = model_name(loaded.env_name, loaded.manifest.get("game_options", {}))
+    out = ckpt_io.save(root / name, {"policy": actor}, body)
     (out / COMMAND).write_text(command.rstrip("\n") + "\n")
     if card is not None:
         shutil.copyfile(card, out / CARD)
@@ -187,7 +233,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Export a run's checkpoint as a shipped model (a maintainer's tool)."""
     parser = argparse.ArgumentParser(
         prog="python -m parlour.training.pretrained",
-        description="write a checkpoint's actor into parlour/models/<env>/",
+        description="write a checkpoint's actor into parlour/models/<name>/",
     )
     parser.add_argument("source", help="checkpoint or run directory")
     parser.add_argument("--out", help="models root (default: parlour/models)")
