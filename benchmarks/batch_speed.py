@@ -10,9 +10,10 @@ first, the trained one), rows of random legal play with observations:
   steps); the deal is in the time.
 * ``batch`` at each ``--sizes`` B: the batched engine on ``--device``; per round
   ``observe()`` (the player to act's observation), ``legal_mask()``, one uniform random
-  legal move per game, ``step``. B moves a round ("card plays"; decisions in the dice
-  game); automatic re-deals are in the time. ``engine`` excludes the random pick (what
-  a trainer replaces with its policy).
+  legal move per game (on CPU: the r-th legal move for r drawn uniformly), ``step``.
+  B moves a round ("card plays"; decisions in the dice game); automatic re-deals are in
+  the time. ``engine`` excludes the random pick (what a trainer replaces with its
+  policy).
 
 Rates are moves per CPU second of this process (``time.process_time``, as
 env_speed.py), so other work on a shared machine disturbs them less; wall-clock rates
@@ -125,13 +126,18 @@ def play_batch(
         games_.observe()
         mask = games_.legal_mask()
         t = time.process_time()
-        # uniform among the legal moves: the largest of uniform scores, lifted by 1
-        # where legal (numpy's float32 generator: the cheapest uniform pick measured)
         if device == "cpu":
-            score = rng.random((batch_size, n), dtype=np.float32)
-            score += mask.numpy()
-            actions = torch.from_numpy(score.argmax(1))
+            # uniform among the legal moves: draw r uniformly in 1..(legal moves) per
+            # game and play the r-th legal move, found by a binary search in the
+            # running count of legal moves. About 2x the former pick (the largest of
+            # n uniform scores lifted by 1 where legal): one integer draw a game
+            # instead of n floats, and no argmax along short rows.
+            running = torch.cumsum(mask, 1, dtype=torch.int16)
+            r = rng.integers(1, running[:, -1].numpy(), endpoint=True)
+            target = torch.from_numpy(r.astype(np.int16))[:, None]
+            actions = torch.searchsorted(running, target).squeeze(1)
         else:
+            # the largest of uniform scores, lifted by 1 where legal
             actions = (torch.rand(batch_size, n, device=device) + mask).argmax(1)
         pick_cpu += time.process_time() - t
         _rewards, terminated = games_.step(actions)

@@ -310,7 +310,9 @@ def sample_masked(
     """One action per row from the softmax of ``logits`` over the legal actions
     (Gumbel-max: the argmax of the logits plus Gumbel noise)."""
     u = torch.rand(logits.shape, generator=generator).clamp_(min=1e-20)
-    noisy = logits - torch.log(-torch.log(u))
+    # logits - log(-log(u)), in place in u's memory (negation and addition are exact,
+    # so the same numbers as written out, without three temporary tensors)
+    noisy = u.log_().neg_().log_().neg_().add_(logits)
     return noisy.masked_fill_(~mask, -torch.inf).argmax(dim=1)
 
 

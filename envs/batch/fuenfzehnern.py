@@ -157,6 +157,7 @@ class FuenfzehnernBatch:
         self.leader = zeros()
         self.to_play = zeros()
         self.deal_no = zeros()  # deals finished in this episode
+        self._legal: torch.Tensor | None = None  # cached; None once play moved on
         self.reset(seed=seed)
 
     def __repr__(self) -> str:
@@ -261,6 +262,7 @@ class FuenfzehnernBatch:
         ):
             t[idx] = 0
         self.zwang[idx] = -1
+        self._legal = None
 
     def deal(self, game: int) -> dict[str, Any]:
         """Game ``game``'s current deal in the scalar env's forced-deal format (pass it
@@ -325,7 +327,13 @@ class FuenfzehnernBatch:
         return self.hands.gather(1, self.to_play[:, None]).squeeze(1)
 
     def _legal_bits(self) -> torch.Tensor:
-        """Legal actions as bits (0-31 cards, 32-35 Zwang) of the player to act."""
+        """Legal actions as bits (0-31 cards, 32-35 Zwang) of the player to act (the
+        position's legal_mask and step both need them: computed once)."""
+        if self._legal is None:
+            self._legal = self._compute_legal_bits()
+        return self._legal
+
+    def _compute_legal_bits(self) -> torch.Tensor:
         hand = self._hand_to_play()
         lead, _, _ = self._lead_info(hand)
         # Zwang: "having both the King and Queen of the same suit, and is legally able
@@ -387,7 +395,8 @@ class FuenfzehnernBatch:
         suit = card >> 3
         p = self.to_play
         sel = self._seats == p[:, None]  # (B, P): the mover's column
-        self.hands = torch.where(sel, self.hands & ~bit[:, None], self.hands)
+        # only the mover held the card: masking every seat's column is the same
+        self.hands = self.hands & ~bit[:, None]
         self.played_by = self.played_by | torch.where(sel, bit[:, None], 0)
         self.played = self.played | bit
         leading = self.trick_len == 0
@@ -434,6 +443,7 @@ class FuenfzehnernBatch:
         self.table = torch.where(done, 0, self.table)
         self.trick_len = torch.where(done, 0, self.trick_len)
         self.zwang = torch.where(done, -1, self.zwang)
+        self._legal = None
         return self._end_deals()
 
     def _end_deals(self) -> tuple[torch.Tensor, torch.Tensor]:

@@ -1,5 +1,5 @@
-"""German Whist and Honeymoon Whist for B games at once, as torch tensors (batch
-first).
+"""German Whist and Honeymoon Whist for B games at once, as torch tensors (what it
+returns batch first).
 
 The rules are those of the scalar engine `parlour.envs.german_whist.rules` (seed
 ``004_d8444d2889c5bb38.txt``, ``docs/games/german_whist.md``); this module only
@@ -10,8 +10,12 @@ with ``torch.where`` where a card followed), so the cost per play falls with B.
 
 State: card sets are int64 bitmasks (bit ``c`` = card ``c`` in pack order, suits S H D
 C, A high to 2 low inside a suit, so a lower id in a suit is a higher card; then JKH,
-JKL in Honeymoon), per game or per game and seat. With ``n`` cards (52, or 54),
-observations are float32 ``(B, 8n + 18)`` in exactly the scalar env's layout
+JKL in Honeymoon), per game or per seat and game. The per-seat state is held
+seat-major, ``(2, B)``: torch's elementwise operations on ``(B, 2)`` tensors (a
+two-element inner dimension) cost several times those on ``(2, B)`` ones on a CPU, and
+a card play is mostly such operations. The ``(B, 2)`` attributes (``hands``, ``match``
+…) are views of it. With ``n`` cards (52, or 54), observations are float32
+``(B, 8n + 18)`` in exactly the scalar env's layout
 (`parlour.envs.german_whist.observation`), legal masks bool ``(B, n)``, rewards float32
 ``(B, 2)`` (seat 0, seat 1; the scalar env's rewards), terminal flags bool ``(B,)``. A
 finished episode is dealt again at once from the engine's seeded generator (automatic
@@ -38,8 +42,9 @@ N_FLAGS = 11  # trump suit, opponent's voids, stage 2, to lead, dealer
 
 
 def _pick(pair: torch.Tensor, first: torch.Tensor) -> torch.Tensor:
-    """Column 0 of a ``(B, 2)`` tensor where ``first``, else column 1."""
-    return torch.where(first, pair[:, 0], pair[:, 1])
+    """Seat 0's row of a seat-major ``(2, B)`` tensor where ``first``, else seat 1's
+    (``torch.where`` on the two contiguous rows: cheaper than a gather)."""
+    return torch.where(first, pair[0], pair[1])
 
 
 class GermanWhistBatch:
@@ -111,15 +116,34 @@ class GermanWhistBatch:
         self._strength = torch.tensor(rules._strength, device=dev, dtype=i64)
         self._jokers = int(rules.jokers)
         self._suit_ids = torch.arange(4, device=dev)
+        self._suit_masks4 = self._suit_masks[:4]
+        # observe: what the stock left and each counter are divided by
+        stage1_total = self.stock_size // 2
+        self._divisors = torch.tensor(
+            [
+                self.stock_size,
+                stage1_total,
+                stage1_total,
+                STAGE2_TRICKS,
+                STAGE2_TRICKS,
+                match_target,
+                match_target,
+            ],
+            device=dev,
+            dtype=torch.float32,
+        )[:, None]
         self._one = torch.ones((), device=dev, dtype=i64)
         self._arange_b = torch.arange(B, device=dev)
+        # flat index of each game's first card in `cards` (take() beats gather())
+        self._row_start = self._arange_b * n
         self.cards = torch.zeros(B, n, device=dev, dtype=i64)
-        self.match = torch.zeros(B, 2, device=dev, dtype=i64)  # Honeymoon
-        self.hands = torch.zeros(B, 2, device=dev, dtype=i64)
-        self.seen = torch.zeros(B, 2, device=dev, dtype=i64)  # Seen rows
-        self.voids = torch.zeros(B, 2, device=dev, dtype=i64)  # suit bits
-        self.tricks1 = torch.zeros(B, 2, device=dev, dtype=i64)
-        self.tricks2 = torch.zeros(B, 2, device=dev, dtype=i64)
+        # per seat and game, seat-major (see the module docstring)
+        self._match = torch.zeros(2, B, device=dev, dtype=i64)  # Honeymoon
+        self._hands = torch.zeros(2, B, device=dev, dtype=i64)
+        self._seen = torch.zeros(2, B, device=dev, dtype=i64)  # Seen rows
+        self._voids = torch.zeros(2, B, device=dev, dtype=i64)  # suit bits
+        self._tricks1 = torch.zeros(2, B, device=dev, dtype=i64)
+        self._tricks2 = torch.zeros(2, B, device=dev, dtype=i64)
         self.played = torch.zeros(B, device=dev, dtype=i64)
         self.stock_pos = torch.zeros(B, device=dev, dtype=i64)
         self.trump = torch.zeros(B, device=dev, dtype=i64)
@@ -128,7 +152,35 @@ class GermanWhistBatch:
         self.leader = torch.zeros(B, device=dev, dtype=i64)
         self.to_play = torch.zeros(B, device=dev, dtype=i64)
         self.lead = torch.full((B,), -1, device=dev, dtype=i64)  # -1: nothing led
+        # the legal cards of the position (legal_mask and the next step both need
+        # them); None once the position changed
+        self._legal: torch.Tensor | None = None
         self.reset(seed=seed)
+
+    # (B, 2) views of the seat-major state, one row a game
+    @property
+    def match(self) -> torch.Tensor:
+        return self._match.T
+
+    @property
+    def hands(self) -> torch.Tensor:
+        return self._hands.T
+
+    @property
+    def seen(self) -> torch.Tensor:
+        return self._seen.T
+
+    @property
+    def voids(self) -> torch.Tensor:
+        return self._voids.T
+
+    @property
+    def tricks1(self) -> torch.Tensor:
+        return self._tricks1.T
+
+    @property
+    def tricks2(self) -> torch.Tensor:
+        return self._tricks2.T
 
     def __repr__(self) -> str:
         return (
@@ -165,7 +217,7 @@ class GermanWhistBatch:
         if forced is not None:
             forced_dealer, cards = forced
             dealer = torch.where(forced_dealer >= 0, forced_dealer, dealer)
-        self.match.zero_()
+        self._match.zero_()
         self._start(self._arange_b, dealer, cards)
 
     def _draw_deals(self, k: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -209,8 +261,8 @@ class GermanWhistBatch:
     ) -> None:
         """Games ``idx`` start play on the deal (``dealer``, ``cards``)."""
         bits = self._one << cards
-        self.hands[idx] = torch.stack(
-            [bits[:, :HAND_SIZE].sum(1), bits[:, HAND_SIZE : 2 * HAND_SIZE].sum(1)], 1
+        self._hands[:, idx] = torch.stack(
+            [bits[:, :HAND_SIZE].sum(1), bits[:, HAND_SIZE : 2 * HAND_SIZE].sum(1)]
         )  # distinct bits: the sum is the union
         self.cards[idx] = cards
         self.dealer[idx] = dealer
@@ -223,10 +275,11 @@ class GermanWhistBatch:
         self.leader[idx] = 1 - dealer
         self.to_play[idx] = 1 - dealer
         self.lead[idx] = -1
-        for t in (self.seen, self.voids, self.tricks1, self.tricks2):
-            t[idx] = 0
+        for t in (self._seen, self._voids, self._tricks1, self._tricks2):
+            t[:, idx] = 0
         self.played[idx] = 0
         self.stock_pos[idx] = 0
+        self._legal = None
 
     def deal(self, game: int) -> dict[str, Any]:
         """Game ``game``'s current deal in the scalar env's forced-deal format (pass it
@@ -251,7 +304,12 @@ class GermanWhistBatch:
         )
 
     def _legal_bits(self) -> torch.Tensor:
-        hand = _pick(self.hands, self.to_play == 0)
+        if self._legal is None:
+            self._legal = self._compute_legal_bits()
+        return self._legal
+
+    def _compute_legal_bits(self) -> torch.Tensor:
+        hand = _pick(self._hands, self.to_play == 0)
         # "Follow suit if you can. If you can't, play any card." (Jokers follow as
         # trumps.) Honeymoon: "In stage 1 you may play any card."
         follow = hand & self._follow_mask(self.lead.clamp(min=0))
@@ -299,20 +357,23 @@ class GermanWhistBatch:
             self._raise_illegal(a, legal, bad)
 
         p, lead, leader = self.to_play, self.lead, self.leader
-        sel = self._seats == p[:, None]  # (B, 2): the mover's column
-        keep = ~bit[:, None]
-        self.hands = torch.where(sel, self.hands & keep, self.hands)
-        self.seen = torch.where(sel, self.seen & keep, self.seen)
+        # The card leaves the mover's hand and Seen row. Masking both seats' rows is
+        # the same and cheaper than selecting one: the other hand never held it (and
+        # a Seen row is part of its hand).
+        keep = ~bit
+        self._hands = self._hands & keep
+        self._seen = self._seen & keep
         self.played = self.played | bit
         leading = lead < 0
         follow = ~leading
 
         # The trick, resolved for every game and kept where this card followed.
         lead_c = lead.clamp(min=0)
+        lead_suit = self._suit_of[lead_c]
         trumps = self.trump_mask
         lead_trump = ((self._one << lead_c) & trumps) != 0
         follow_trump = (bit & trumps) != 0
-        same = self._suit_of[lead_c] == self._suit_of[a]
+        same = lead_suit == self._suit_of[a]
         stronger = self._strength[lead_c] > self._strength[a]
         # "The higher card of the suit led wins, unless a trump is played, and then the
         # trump wins." An off-suit card that is not a trump cannot win.
@@ -323,44 +384,43 @@ class GermanWhistBatch:
         stage1 = self.stock_pos < self.stock_size
         # Failing to follow shows the follower holds no other card of the suit led
         # (Honeymoon: only in stage 2, where following is compulsory).
-        failed = follow & ((bit & self._follow_mask(lead_c)) == 0)
+        # (A card follows a trump lead if it is a trump, any other lead if it is of
+        # its suit: `_follow_mask`, from what the trick above already computed.)
+        failed = follow & ~torch.where(lead_trump, follow_trump, same)
         if self.honeymoon:
             failed &= ~stage1
-        void_suit = torch.where(lead_trump, self.trump, self._suit_of[lead_c])
-        self.voids = torch.where(
-            sel & failed[:, None],
-            self.voids | (self._one << void_suit)[:, None],
-            self.voids,
+        void_suit = torch.where(lead_trump, self.trump, lead_suit)
+        mover = self._seats[:, None] == p  # (2, B)
+        self._voids = self._voids | torch.where(
+            mover & failed, self._one << void_suit, 0
         )
         draw = follow & stage1
         # "the winner of each trick must take the face-up card from the stock. The
         # loser takes the next card face down"
         pos = 2 * HAND_SIZE + self.stock_pos.clamp(max=self.stock_size - 2)
-        prize = self.cards.gather(1, pos[:, None]).squeeze(1)
-        hidden = self.cards.gather(1, (pos + 1)[:, None]).squeeze(1)
-        zero = torch.zeros_like(bit)
-        pbit = torch.where(draw, self._one << prize, zero)
-        hbit = torch.where(draw, self._one << hidden, zero)
-        wsel = self._seats == winner[:, None]
-        self.hands = self.hands | torch.where(wsel, pbit[:, None], hbit[:, None])
-        self.seen = self.seen | torch.where(wsel, pbit[:, None], 0)
-        self.voids = torch.where(~wsel & draw[:, None], 0, self.voids)
+        # rows: the face-up card (pos) and the one below it (pos + 1), one take()
+        drawn = self.cards.take(self._row_start + pos + self._seats[:, None])
+        prize, hidden = torch.where(draw, self._one << drawn, 0)
+        won = self._seats[:, None] == winner  # (2, B): the trick's winner
+        self._hands = self._hands | torch.where(won, prize, hidden)
+        self._seen = self._seen | torch.where(won, prize, 0)
+        self._voids = torch.where(~won & draw, 0, self._voids)
         self.stock_pos = self.stock_pos + 2 * draw
-        self.tricks1 = self.tricks1 + (wsel & draw[:, None])
-        self.tricks2 = self.tricks2 + (wsel & (follow & ~stage1)[:, None])
+        self._tricks1 = self._tricks1 + (won & draw)
+        self._tricks2 = self._tricks2 + (won & (follow & ~stage1))
         # "The winner of each trick leads the next."
         self.to_play = torch.where(leading, 1 - p, winner)
         self.leader = torch.where(leading, leader, winner)
         self.lead = torch.where(leading, a, -1)
+        self._legal = None
         if self.honeymoon:
             return self._end_honeymoon()
 
         # "the game is decided as soon as a player has 7 of them"
-        won = self.tricks2 >= TRICKS_TO_WIN
-        done = won.any(dim=1)
-        rewards = torch.where(done[:, None], torch.where(won, 1.0, -1.0), 0.0).to(
-            torch.float32
-        )
+        won = self._tricks2 >= TRICKS_TO_WIN
+        done = won.any(dim=0)
+        rewards = torch.where(done, torch.where(won, 1.0, -1.0), 0.0).to(torch.float32)
+        rewards = rewards.T.contiguous()
         if done.any():
             idx = done.nonzero().squeeze(1)
             dealer, cards = self._draw_deals(idx.numel())
@@ -373,31 +433,28 @@ class GermanWhistBatch:
         deal_over = self.played == self._all
         # "The player who takes 14 or more of the 27 tricks scores 1 match point for
         # each trick over 13." 27 is odd, so exactly one player scores.
-        totals = self.tricks1 + self.tricks2
-        scorer1 = totals[:, 1] > totals[:, 0]
-        points = torch.where(scorer1, totals[:, 1], totals[:, 0]) - HAND_SIZE
-        scorer_col = self._seats == scorer1.long()[:, None]
-        self.match = self.match + torch.where(
-            scorer_col & deal_over[:, None], points[:, None], 0
-        )
+        totals = self._tricks1 + self._tricks2
+        scorer1 = totals[1] > totals[0]
+        points = torch.where(scorer1, totals[1], totals[0]) - HAND_SIZE
+        scorer = self._seats[:, None] == scorer1.long()  # (2, B)
+        self._match = self._match + torch.where(scorer & deal_over, points, 0)
         if self.episode == "deal":
             done = deal_over
             value = points.to(torch.float32)
         else:
             # "the first player to 14 match points wins"
-            done = deal_over & (self.match >= self.match_target).any(dim=1)
+            done = deal_over & (self._match >= self.match_target).any(dim=0)
             value = torch.ones_like(points, dtype=torch.float32)
-        sign = torch.where(scorer_col, 1.0, -1.0)
-        rewards = torch.where(done[:, None], sign * value[:, None], 0.0).to(
-            torch.float32
-        )
+        sign = torch.where(scorer, 1.0, -1.0)
+        rewards = torch.where(done, sign * value, 0.0).to(torch.float32)
+        rewards = rewards.T.contiguous()
         if deal_over.any():
             idx = deal_over.nonzero().squeeze(1)
             dealer, cards = self._draw_deals(idx.numel())
             # "Play several deals. The deal alternates"
             new_episode = done[idx]
             dealer = torch.where(new_episode, dealer, 1 - self.dealer[idx])
-            self.match[idx] = torch.where(new_episode[:, None], 0, self.match[idx])
+            self._match[:, idx] = torch.where(new_episode, 0, self._match[:, idx])
             self._start(idx, dealer, cards)
         return rewards, done
 
@@ -423,21 +480,23 @@ class GermanWhistBatch:
     def _masters(self, hand: torch.Tensor) -> torch.Tensor:
         """Cards of ``hand`` that no unplayed card outside it beats (see
         `parlour.envs.german_whist.observation.masters`)."""
-        unplayed = self._suit_masks[:4] & ~self.played[:, None]  # (B, 4)
-        others = unplayed & ~hand[:, None]
-        below = torch.where(others != 0, (others & -others) - 1, -1)
-        out = hand[:, None] & unplayed & below
+        unplayed = self._suit_masks4[:, None] & ~self.played  # (4, B)
+        others = unplayed & ~hand
+        # the cards below the highest other card (all of them where there is none:
+        # 0 & -0 is 0, minus 1 is every bit)
+        below = (others & -others) - 1
+        out = hand & unplayed & below
         if not self.honeymoon:
-            return out.sum(1)  # suits disjoint: the sum is the union
+            return out.sum(0)  # suits disjoint: the sum is the union
         # The jokers head the trump suit (JKH, then JKL: the lower id is the higher):
         # the trump run passes through them only if we hold every unplayed joker.
         jokers = self._jokers & ~self.played
         jokers_out = jokers & ~hand
         broken = jokers_out != 0
-        mine = hand & jokers & torch.where(broken, (jokers_out & -jokers_out) - 1, -1)
-        trump_col = self._suit_ids == self.trump[:, None]
-        out = torch.where(trump_col & broken[:, None], 0, out)
-        return out.sum(1) + mine
+        mine = hand & jokers & ((jokers_out & -jokers_out) - 1)  # as `below` above
+        trump_row = self._suit_ids[:, None] == self.trump
+        out = torch.where(trump_row & broken, 0, out)
+        return out.sum(0) + mine
 
     def observe(self, seat: int | torch.Tensor | None = None) -> torch.Tensor:
         """float32 ``(B, 8n + 18)``: the scalar env's observation of ``seat`` (an int
@@ -450,21 +509,26 @@ class GermanWhistBatch:
             )
         )
         n, stock_size = self.num_actions, self.stock_size
-        mine0 = p == 0  # where() on the two columns is cheaper than gather
+        mine0 = p == 0
         opp0 = ~mine0
-        hand = _pick(self.hands, mine0)
+        hand = _pick(self._hands, mine0)
         played = self.played
         stage1 = self.stock_pos < stock_size
         # Stage 2: every card is accounted for, so both hands are known.
         opp_known = torch.where(
-            stage1, _pick(self.seen, opp0), self._all & ~hand & ~played
+            stage1, _pick(self._seen, opp0), self._all & ~hand & ~played
         )
-        mine_known = torch.where(stage1, _pick(self.seen, mine0), hand)
+        mine_known = torch.where(stage1, _pick(self._seen, mine0), hand)
         pos = 2 * HAND_SIZE + self.stock_pos.clamp(max=stock_size - 1)
         face = torch.where(
-            stage1, self._one << self.cards.gather(1, pos[:, None]).squeeze(1), 0
+            stage1, self._one << self.cards.take(self._row_start + pos), 0
         )
-        mine_to_follow = (self.lead >= 0) & (self.to_play == p)
+        if seat is None:  # the player to act: skip comparing to_play with itself
+            mine_to_follow, mine_to_lead = self.lead >= 0, self.lead < 0
+        else:
+            acting = self.to_play == p
+            mine_to_follow = (self.lead >= 0) & acting
+            mine_to_lead = (self.lead < 0) & acting
         lead_c = self.lead.clamp(min=0)
         lead_bit = self._one << lead_c
         lead_suit = self._suit_of[lead_c]
@@ -473,17 +537,17 @@ class GermanWhistBatch:
         # the jokers.
         higher = self._suit_masks[lead_suit] & (lead_bit - 1)
         lead_trump = (lead_bit & self.trump_mask) != 0
-        beats = torch.where(
-            lead_trump,
-            higher | torch.where(lead_suit == 4, 0, self._jokers),
-            higher | self.trump_mask,
-        )
+        if self.honeymoon:
+            higher_trumps = higher | torch.where(lead_suit == 4, 0, self._jokers)
+        else:
+            higher_trumps = higher
+        beats = torch.where(lead_trump, higher_trumps, higher | self.trump_mask)
         winners = torch.where(mine_to_follow, hand & beats, 0)
         flags = (
             (self._one << self.trump)
-            | _pick(self.voids, opp0) << 4
+            | _pick(self._voids, opp0) << 4
             | (~stage1).long() << 8
-            | ((self.to_play == p) & (self.lead < 0)).long() << 9
+            | mine_to_lead.long() << 9
             | (self.dealer == p).long() << 10
         )
         blocks = torch.stack(
@@ -497,49 +561,57 @@ class GermanWhistBatch:
                 self._masters(hand),
                 winners,
                 flags,
-            ],
-            dim=1,
-        )
+            ]
+        )  # (9, B): block-major, so the stack is contiguous copies
         B = self.batch_size
         n_bits = 8 * n + N_FLAGS
         out = torch.empty(B, self.observation_size, device=self.device)
         if self._cpu:
-            # See _unpack. Little-endian bytes of each int64 block, 64 bits per block.
-            raw = blocks.numpy().view(np.uint8).reshape(B, 9, 8)
-            bits = np.unpackbits(raw, axis=2, bitorder="little")
+            # See _unpack. Little-endian bytes of each int64 block, 64 bits per block;
+            # unpacking the whole buffer flat is about 1.5x faster than along an axis.
+            raw = blocks.numpy().view(np.uint8)
+            bits = np.unpackbits(raw, bitorder="little")
+            bits.shape = (9, B, 64)  # a view or an error, never a silent copy
             o = out.numpy()
             cards = o[:, : 8 * n]
-            cards.shape = (B, 8, n)  # a view or an error, never a silent copy
-            cards[...] = bits[:, :8, :n]
-            o[:, 8 * n : n_bits] = bits[:, 8, :N_FLAGS]
+            cards.shape = (B, 8, n)
+            cards[...] = bits[:8, :, :n].transpose(1, 0, 2)
+            o[:, 8 * n : n_bits] = bits[8, :, :N_FLAGS]
         else:
-            bits = (blocks[:, :, None] >> self._shifts) & 1
-            out[:, :n_bits] = bits.view(B, -1)[:, :n_bits]
-        out[:, n_bits] = (stock_size - self.stock_pos) / stock_size
-        t1, t2 = self.tricks1, self.tricks2
-        stage1_total = stock_size // 2
-        out[:, n_bits + 1] = _pick(t1, mine0) / stage1_total
-        out[:, n_bits + 2] = _pick(t1, opp0) / stage1_total
-        out[:, n_bits + 3] = _pick(t2, mine0) / STAGE2_TRICKS
-        out[:, n_bits + 4] = _pick(t2, opp0) / STAGE2_TRICKS
+            bits = (blocks[:, :, None] >> self._shifts) & 1  # (9, B, n)
+            out[:, : 8 * n].view(B, 8, n).copy_(bits[:8].transpose(0, 1))
+            out[:, 8 * n : n_bits] = bits[8, :, :N_FLAGS]
+        # The counters, divided as rows of one (k, B) tensor and written at once:
+        # stock left / stock size, stage-1 tricks (mine, opponent's) / stage-1 tricks,
+        # stage-2 tricks / 13 (and Honeymoon's match points / target, capped at 1).
+        t1, t2 = self._tricks1, self._tricks2
+        counters = [
+            stock_size - self.stock_pos,
+            _pick(t1, mine0),
+            _pick(t1, opp0),
+            _pick(t2, mine0),
+            _pick(t2, opp0),
+        ]
         if self.honeymoon:
-            target = self.match_target
-            out[:, n_bits + 5] = (_pick(self.match, mine0) / target).clamp(max=1.0)
-            out[:, n_bits + 6] = (_pick(self.match, opp0) / target).clamp(max=1.0)
-        else:
-            out[:, n_bits + 5 :] = 0.0
+            counters += [_pick(self._match, mine0), _pick(self._match, opp0)]
+        k = len(counters)
+        scaled = torch.stack(counters) / self._divisors[:k]
+        if self.honeymoon:
+            scaled[5:] = scaled[5:].clamp(max=1.0)
+        out[:, n_bits : n_bits + k] = scaled.T
+        out[:, n_bits + k :] = 0.0
         return out
 
     def state_bytes(self) -> int:
         """Bytes of game state per game (the tensors `step` reads and writes)."""
         tensors = (
             self.cards,
-            self.match,
-            self.hands,
-            self.seen,
-            self.voids,
-            self.tricks1,
-            self.tricks2,
+            self._match,
+            self._hands,
+            self._seen,
+            self._voids,
+            self._tricks1,
+            self._tricks2,
             self.played,
             self.stock_pos,
             self.trump,
