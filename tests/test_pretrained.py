@@ -218,3 +218,19 @@ def test_options_no_model_was_trained_for_name_every_model(models, tmp_path):
     message = str(err.value)
     assert "\n" not in message
     assert "agents were trained for" in message and " or " in message
+
+
+def test_headline_names_each_evaluation_s_games_when_they_differ(models, tmp_path):
+    source = tiny_checkpoint(tmp_path / "run2" / "step_1234")
+    result = run_arena(ENV, [f"ckpt:{source}", "heuristic"], games=2, duplicate=True)
+    save_json(result, tmp_path / "eval-heuristic.json")
+    out = pretrained.export(
+        source,
+        tmp_path / "models2",
+        command="parlour train\n",
+        evaluations=[tmp_path / "eval-random.json", tmp_path / "eval-heuristic.json"],
+    )
+    line = pretrained.headline(out)
+    assert "vs random" in line and "(4 games); vs heuristic" in line
+    assert line.endswith("(2 games) (win share, even 0.50)")
+    assert pretrained.headline(models / ENV).endswith("(win share, even 0.50, 4 games)")

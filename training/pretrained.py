@@ -160,19 +160,21 @@ def agent(
 def headline(directory: Path) -> str:
     """One line of a shipped model's final evaluation, e.g. ``vs heuristic 0.532
     [0.517, 0.548] of 4000 games``."""
-    info = _read_manifest(directory).get("pretrained", {})
+    rows = _read_manifest(directory).get("pretrained", {}).get("evaluation", [])
+    if not rows:
+        return "no evaluation recorded"
+    same = len({row["games"] for row in rows}) == 1
     parts = []
-    for row in info.get("evaluation", []):
+    for row in rows:
         win = row["win_rate"]
+        games = "" if same else f" ({row['games']:,} games)"
         parts.append(
             f"vs {row['field']} {win['estimate']:.3f} "
-            f"[{win['low']:.3f}, {win['high']:.3f}]"
+            f"[{win['low']:.3f}, {win['high']:.3f}]{games}"
         )
-    if not parts:
-        return "no evaluation recorded"
-    games = info["evaluation"][0]["games"]
-    even = 1 / info["evaluation"][0].get("sides", 2)
-    return f"{'; '.join(parts)} (win share, even {even:.2f}, {games:,} games)"
+    even = 1 / rows[0].get("sides", 2)
+    games = f", {rows[0]['games']:,} games" if same else ""
+    return f"{'; '.join(parts)} (win share, even {even:.2f}{games})"
 
 
 def _evaluation_row(path: Path, env_name: str) -> dict[str, Any]:
