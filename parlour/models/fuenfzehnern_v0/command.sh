@@ -9,6 +9,8 @@ parlour train fuenfzehnern_v0 --backend batch --preset batch --run-dir runs/fz-e
 parlour train fuenfzehnern_v0 --backend batch --resume --run-dir runs/fz-eq-batch
 parlour eval runs/fz-eq-batch --vs random heuristic --games 8000 --duplicate --seed 777 \
     --json runs/fz-eq-batch/eval.json
+parlour eval runs/fz-eq-batch --vs solver --games 2000 --duplicate --seed 777 \
+    --json runs/fz-eq-batch/solver.json
 python -m parlour.training.pretrained runs/fz-eq-batch --command-file command.sh \
     --eval-json runs/fz-eq-batch/eval-random.json runs/fz-eq-batch/eval-heuristic.json \
-    --card card.md
+    runs/fz-eq-batch/solver-solver.json --card card.md
