@@ -17,7 +17,9 @@ for c in step_012025856 step_016023552 step_020021248 step_024018944 step_028016
 done
 parlour eval runs/ff-long/checkpoints/step_032014336 --vs random heuristic \
     --games 4000 --duplicate --seed 777 --json runs/ff-long/eval.json
+parlour eval runs/ff-long/checkpoints/step_032014336 --vs solver --games 400 \
+    --duplicate --seed 777 --json runs/ff-long/solver.json
 python -m parlour.training.pretrained runs/ff-long/checkpoints/step_032014336 \
     --command-file command.sh \
     --eval-json runs/ff-long/eval-random.json runs/ff-long/eval-heuristic.json \
-    --card card.md
+    runs/ff-long/solver-solver.json --card card.md
