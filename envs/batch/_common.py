@@ -1,5 +1,5 @@
-"""What every batched engine checks the same way: the batch size and forced deals
-given as the scalar env's deal dicts."""
+"""What every batched engine checks the same way: the batch size, the device and forced
+deals given as the scalar env's deal dicts."""
 
 from __future__ import annotations
 
@@ -17,6 +17,14 @@ def check_batch_size(batch_size: Any) -> int:
     if batch_size < 1:
         raise ValueError(f"batch_size must be a positive integer, got {batch_size}")
     return int(batch_size)
+
+
+def check_device(device: Any) -> torch.device:
+    """``device`` as a ``torch.device``; ValueError (one line) for one torch refuses."""
+    try:
+        return torch.device(device)
+    except RuntimeError as err:
+        raise ValueError(f"device {device!r}: {err}") from None
 
 
 def deal_dict_rows(

@@ -56,7 +56,7 @@ from ..forty_fives.tables import (
     TRUMP_BASE,
     TRUMP_MASK,
 )
-from ._common import check_batch_size, deal_dict_rows
+from ._common import check_batch_size, check_device, deal_dict_rows
 
 WORDS = 3  # 168 actions in three 64-bit words
 BONUS_POINTS = 5
@@ -131,10 +131,7 @@ class FortyFivesBatch:
         self.target, self.max_deals = rules.target, rules.max_deals
         self.void_must_trump = rules.void_must_trump
         self.twenty_five = rules.twenty_five
-        try:
-            self.device = torch.device(device)
-        except RuntimeError as err:
-            raise ValueError(f"device {device!r}: {err}") from None
+        self.device = check_device(device)
         self._cpu = self.device.type == "cpu"
         # parses forced deals one at a time (no "later deals random" warning)
         self._parser = FortyFives(

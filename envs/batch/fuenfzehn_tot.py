@@ -43,7 +43,7 @@ from ..fuenfzehn_tot.rules import (
     THIRD_ROLL,
     FuenfzehnTot,
 )
-from ._common import check_batch_size
+from ._common import check_batch_size, check_device
 
 HALF1, HALF2 = 1, 3  # the scalar engine's Phase values of the two halves
 
@@ -111,10 +111,7 @@ class FuenfzehnTotBatch:
             rule2=rule2,
         )
         self.rules = rules
-        try:
-            self.device = torch.device(device)
-        except RuntimeError as err:
-            raise ValueError(f"device {device!r}: {err}") from None
+        self.device = check_device(device)
         self.num_players = n = rules.num_players
         self.total_matches = rules.total_matches
         self.observation_size = rules.observation_size

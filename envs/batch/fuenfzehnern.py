@@ -44,7 +44,7 @@ from ..fuenfzehnern.rules import (
     ZWANG,
     Fuenfzehnern,
 )
-from ._common import check_batch_size, deal_dict_rows
+from ._common import check_batch_size, check_device, deal_dict_rows
 
 # bit 8s of a mask, for each suit s: where the Ober/King tests of Zwang land
 _SUIT_BASE_BITS = 0x01010101
@@ -102,10 +102,7 @@ class FuenfzehnernBatch:
         self._deal_rules = Fuenfzehnern(
             players=players, removed_suit=removed_suit, lead_rules=lead_rules
         )
-        try:
-            self.device = torch.device(device)
-        except RuntimeError as err:
-            raise ValueError(f"device {device!r}: {err}") from None
+        self.device = check_device(device)
         self._cpu = self.device.type == "cpu"
         self.num_players = P = rules.num_players
         self.num_actions = NUM_ACTIONS

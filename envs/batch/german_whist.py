@@ -33,7 +33,7 @@ import torch
 from ..core.engine import IllegalActionError
 from ..german_whist.observation import size as observation_size
 from ..german_whist.rules import EPISODES, MATCH_TARGET, VARIANTS, GermanWhist
-from ._common import check_batch_size, deal_dict_rows
+from ._common import check_batch_size, check_device, deal_dict_rows
 
 HAND_SIZE = 13
 TRICKS_TO_WIN = 7  # "the game is decided as soon as a player has 7 of them"
@@ -93,10 +93,7 @@ class GermanWhistBatch:
         self.variant, self.episode = variant, rules.episode
         self.match_target = match_target
         self.honeymoon = rules.honeymoon
-        try:
-            self.device = torch.device(device)
-        except RuntimeError as err:
-            raise ValueError(f"device {device!r}: {err}") from None
+        self.device = check_device(device)
         self._cpu = self.device.type == "cpu"
         # parses forced deals: one deal at a time, so no "later deals random" warning
         self._rules = GermanWhist(variant=variant, episode="deal")

@@ -36,7 +36,7 @@ import torch
 from ..core.deal import LaterDealsRandomWarning
 from ..core.engine import IllegalActionError
 from ..herzeln.rules import DOMINO, DOMINO_STEP, HAND_SIZE, TRICKS_PER_DEAL, Herzeln
-from ._common import check_batch_size
+from ._common import check_batch_size, check_device
 
 N_CONTRACTS = 8
 N_FLAGS = 4
@@ -86,10 +86,7 @@ class HerzelnBatch:
         self._rules = g
         self.players, self.episode, self.contract_name = players, g.episode, contract
         self.domino_layout, self.early_end = domino_layout, early_end
-        try:
-            self.device = torch.device(device)
-        except RuntimeError as err:
-            raise ValueError(f"device {device!r}: {err}") from None
+        self.device = check_device(device)
         self._cpu = self.device.type == "cpu"
         self.num_players = P = g.num_players
         self.N = N = g.N
