@@ -9,7 +9,9 @@ parlour train german_whist_v0 --backend batch --preset batch --run-dir runs/hm-e
     --set total_timesteps=1000000000 --set env_options.variant=honeymoon
 parlour train german_whist_v0 --backend batch --resume --run-dir runs/hm-eq-batch
 parlour eval runs/hm-eq-batch --vs random heuristic --games 4000 --duplicate --seed 777 \
-    --json runs/hm-eq-batch/eval.json
+    --json runs/hm-eq-batch/hm-batch.json
+parlour eval pretrained:german_whist_v0.honeymoon --vs solver --games 100 --duplicate \
+    --seed 777 --json runs/hm-eq-batch/hm-solver.json
 python -m parlour.training.pretrained runs/hm-eq-batch --command-file command.sh \
-    --eval-json runs/hm-eq-batch/eval-random.json runs/hm-eq-batch/eval-heuristic.json \
-    --card card.md
+    --eval-json runs/hm-eq-batch/hm-batch-random.json runs/hm-eq-batch/hm-batch-heuristic.json \
+    runs/hm-eq-batch/hm-solver-solver.json --card card.md
