@@ -54,10 +54,7 @@ def cmd_list(args: argparse.Namespace) -> int:
             print("    -o " + " -o ".join(f"{k}={v}" for k, v in options.items()))
         print(f"    agents: {', '.join(agent_kinds(name))}")
         for directory in pretrained.models_of(name):
-            print(
-                f"    pretrained {directory.name}: "
-                f"{pretrained_summary(name, directory)}"
-            )
+            print(f"    pretrained {directory.name}: {pretrained.summary(directory)}")
     print(
         "\nAgent specs: heuristic:-tip,+tip switches the bot's strategy tips; "
         "pretrained plays the\ngame's shipped agent (its card: parlour/models/NAME/"
@@ -65,21 +62,6 @@ def cmd_list(args: argparse.Namespace) -> int:
         "(see README)."
     )
     return 0
-
-
-def pretrained_summary(name: str, directory: Path) -> str:
-    """A shipped agent's options and headline figures, on one line."""
-    import json
-
-    from . import envs
-    from .training import pretrained
-
-    trained = json.loads((directory / "manifest.json").read_text())["game_options"]
-    defaults = envs.game_options(name)
-    options = " ".join(
-        f"-o {k}={v}" for k, v in trained.items() if defaults.get(k) != v
-    )
-    return f"{options or 'default options'}; {pretrained.headline(directory)}"
 
 
 def __getattr__(attr: str) -> Any:

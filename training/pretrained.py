@@ -79,13 +79,18 @@ def models_of(env_name: str) -> list[Path]:
     return sorted(found, key=lambda d: (d.name != env_name, d.name))
 
 
-def model_name(env_name: str, game_options: Mapping[str, Any]) -> str:
-    """The directory name of a model trained for ``game_options``."""
+def _non_default(env_name: str, game_options: Mapping[str, Any]) -> dict[str, Any]:
+    """The game options that differ from the env's defaults, sorted by name."""
     from .. import envs
 
     defaults = envs.game_options(env_name)
-    differ = [str(v) for k, v in sorted(game_options.items()) if defaults.get(k) != v]
-    return ".".join([env_name, *differ])
+    return {k: v for k, v in sorted(game_options.items()) if defaults.get(k) != v}
+
+
+def model_name(env_name: str, game_options: Mapping[str, Any]) -> str:
+    """The directory name of a model trained for ``game_options``."""
+    differ = _non_default(env_name, game_options).values()
+    return ".".join([env_name, *map(str, differ)])
 
 
 def _format_options(options: Mapping[str, Any]) -> str:
@@ -175,6 +180,13 @@ def headline(directory: Path) -> str:
     even = 1 / rows[0].get("sides", 2)
     games = f", {rows[0]['games']:,} games" if same else ""
     return f"{'; '.join(parts)} (win share, even {even:.2f}{games})"
+
+
+def summary(directory: Path) -> str:
+    """A shipped model's options and headline figures, on one line (`parlour list`)."""
+    info = _read_manifest(directory)
+    options = _format_options(_non_default(info["env"], info["game_options"]))
+    return f"{options or 'default options'}; {headline(directory)}"
 
 
 def _evaluation_row(path: Path, env_name: str) -> dict[str, Any]:
