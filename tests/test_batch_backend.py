@@ -123,15 +123,19 @@ def test_advantages_follow_each_games_chain():
     np.testing.assert_allclose(got, naive_advantages(buf, 0.9, 0.8), rtol=1e-4)
 
 
-@pytest.mark.parametrize("env", ["german_whist_v0", "four seats"])
-def test_a_rollout_stitches_each_games_decisions(env, monkeypatch):
+@pytest.mark.parametrize(
+    ("env", "scale"),
+    [("german_whist_v0", 1.0), ("four seats", 1.0), ("four seats", 0.25)],
+)
+def test_a_rollout_stitches_each_games_decisions(env, scale, monkeypatch):
     """Replaying the engine steps a rollout made gives, for every stored decision,
-    its game's next decision (or none), the rewards of its seat up to it, and whether
-    the episode ended before it. Also over a made-up 4-player partnership engine."""
-    overrides = {}
+    its game's next decision (or none), the rewards of its seat up to it (times
+    ``reward_scale``), and whether the episode ended before it. Also over a made-up
+    4-player partnership engine."""
+    overrides = {"reward_scale": scale}
     if env == "four seats":
         monkeypatch.setitem(ENGINES, "forty_fives_v0", ToyTeams)
-        overrides = {"env": "forty_fives_v0", "eval_opponents": ["random"]}
+        overrides.update(env="forty_fives_v0", eval_opponents=["random"])
     backend = make_backend(n_steps=64, total_timesteps=1024, **overrides)
     env = backend.env
     log = []
@@ -173,7 +177,7 @@ def test_a_rollout_stitches_each_games_decisions(env, monkeypatch):
                 rewards += float(rewards_log[tt, g])
             ended = ended or bool(dones_log[tt, g])
         assert got[1][k] == ended, k
-        assert got[0][k] == pytest.approx(rewards), k
+        assert got[0][k] == pytest.approx(rewards * scale), k
         if not ended:
             assert got[2][k] == succ, k
             if succ < size:

@@ -11,6 +11,8 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.vec_env import DummyVecEnv
 from test_training import TINY  # tests/ is on sys.path (pytest's rootdir-less modules)
 
+from parlour import agents, envs
+from parlour.agents.base import Turn
 from parlour.training import imitation
 from parlour.training.selfplay import OpponentPool, SelfPlayEnv
 from parlour.training.train import config_from_dict, train
@@ -28,6 +30,80 @@ def test_collect_records_legal_teacher_moves_and_final_returns():
     # ends at a player's 7th stage-2 trick), each labelled with its seat's +1 / -1
     assert 3 * 40 <= n <= 3 * 52
     assert set(np.unique(data.returns)) <= {-1.0, 1.0}
+    # all of it is paid at the end: every decision has the whole return to come
+    np.testing.assert_array_equal(data.to_go, data.returns)
+
+
+def test_to_go_is_what_the_deciding_seat_receives_after_it_decides():
+    """Herzeln pays every trick as it is taken: a decision's value target is the sum of
+    the rewards its seat receives from then on (replayed here with the env's own
+    rewards), not the partie's total."""
+    data = imitation.collect("herzeln_v0", {"players": 4}, "heuristic", games=1, seed=3)
+    env = envs.make("herzeln_v0", players=4)
+    teacher = agents.make("heuristic", "herzeln_v0", seed=3000)
+    # collect's seeding: chunk 0 of seed 3 plays with seed 3000, game 0
+    env.reset(seed=3000 * 100_003)
+    teacher.reset(seed=3000 * 100_003)
+    raw = env.unwrapped
+    received = dict.fromkeys(env.possible_agents, 0.0)
+    decided: list[tuple[str, float]] = []
+    actions = []
+    for agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        seat = raw.agent_name_mapping[agent]
+        turn = Turn(
+            raw.game, raw.game_state, seat, obs["observation"], obs["action_mask"]
+        )
+        actions.append(int(teacher.act(turn)))
+        decided.append((agent, received[agent]))
+        env.step(actions[-1])
+        for other, reward in env.rewards.items():
+            received[other] += reward
+    assert actions == data.actions.tolist()  # the same partie
+    want = [received[agent] - before for agent, before in decided]
+    np.testing.assert_allclose(data.to_go, want)
+    finals = [received[agent] for agent, _ in decided]
+    np.testing.assert_allclose(data.returns, finals)
+    assert (data.to_go != data.returns).mean() > 0.5
+
+
+def test_the_value_head_learns_the_return_to_come_in_reward_scale_units(one_thread):
+    """``fit`` regresses the critic on ``to_go * value_scale``, not on the final
+    return."""
+    torch.manual_seed(0)
+    data = imitation.collect("german_whist_v0", {}, "random", games=2, seed=0)
+    data.returns[:] = 50.0  # what the critic must not learn
+    data.to_go[:] = 4.0
+    model = _model("german_whist_v0", {})
+    imitation.fit(model.policy, data, epochs=30, learning_rate=3e-3, value_scale=0.25)
+    values = model.policy.predict_values(torch.from_numpy(data.observations))
+    assert values.mean().item() == pytest.approx(1.0, abs=0.1)
+
+
+def test_chunks_of_an_older_format_are_played_again(tmp_path):
+    """A store written before the return to come was kept is not read back: its games
+    are played again (and counted only then)."""
+    store = tmp_path / "store"
+    first = imitation.collect("german_whist_v0", {}, "random", 2, seed=1, store=store)
+    paths = sorted(store.glob("games_*.npz"))
+    for path in paths:  # as the previous format wrote them
+        with np.load(path) as f:
+            arrays = dict(f)
+        meta = json.loads(str(arrays["meta"]))
+        arrays["meta"] = np.array(json.dumps({**meta, "format": 1}, sort_keys=True))
+        del arrays["to_go"]
+        with open(path, "wb") as f:
+            np.savez_compressed(f, **arrays)
+    path = paths[0]
+    with pytest.raises(ValueError, match="chunk format 1, this Parlour reads 2"):
+        imitation.load_chunk(path)
+    assert imitation.stored_games(store) == 0
+    again = imitation.collect("german_whist_v0", {}, "random", 2, seed=1, store=store)
+    np.testing.assert_array_equal(again.actions, first.actions)
+    assert imitation.stored_games(store) == 2
 
 
 def test_exact_labels_are_every_optimal_move_in_stage_2(monkeypatch):

@@ -309,6 +309,8 @@ def test_cli_resume_needs_a_run(tmp_path, capsys):
         ("ent_coef=-0.1", "ent_coef must be >= 0"),
         ("max_grad_norm=0", "max_grad_norm must be positive"),
         ("max_grad_norm=-1", "max_grad_norm must be positive"),
+        ("reward_scale=0", "reward_scale must be positive"),
+        ("reward_scale=-0.5", "reward_scale must be positive"),
         ("batch_size=4096", "larger than a rollout"),
         ("total_timesteps=1000", "larger than the budget"),
         ("opponents={self: 0, random: 0}", "must not all be 0"),

@@ -297,6 +297,31 @@ def test_selfplay_delivers_terminal_reward_to_learner(seat):
     assert opponent_last > 0
 
 
+def test_selfplay_scales_the_learners_rewards_not_its_final_return():
+    """With ``reward_scale`` the rewards of a Herzeln partie (paid trick by trick) add
+    up to the scaled final return, while ``final_return`` (what evaluations and the
+    logs read) stays in points."""
+    env = SelfPlayEnv(
+        "herzeln_v0",
+        pool=OpponentPool("herzeln_v0", {"random": 1}),
+        seed=2,
+        reward_scale=0.02,
+    )
+    rng = np.random.default_rng(2)
+    env.reset()
+    rewards, done = [], False
+    while not done:
+        legal = np.flatnonzero(env.action_masks())
+        _, reward, done, _, info = env.step(int(rng.choice(legal)))
+        rewards.append(reward)
+    final = env.game.returns(env.env.game_state)[env.seat]
+    assert info["final_return"] == final and abs(final) > 10
+    assert sum(rewards) == pytest.approx(0.02 * final)
+    assert sum(r != 0 for r in rewards[:-1]) >= 2  # paid as it goes, not at the end
+    with pytest.raises(ValueError, match="reward_scale must be positive"):
+        SelfPlayEnv("herzeln_v0", reward_scale=0)
+
+
 def team_envs():
     out = []
     for name in envs.names():

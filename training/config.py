@@ -52,6 +52,11 @@ class TrainConfig:
     ent_coef: float = 0.01
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
+    reward_scale: float = 1.0
+    """the learner's rewards (and the warm start's value targets) are multiplied by
+    this: in games scored in points (Herzeln, Fünfzehnern) a value loss in points² would
+    otherwise swamp the policy's share of the clipped gradient; evaluations and the
+    logged returns stay in points"""
     opponents: dict[str, float] = field(
         default_factory=lambda: {"self": 0.5, "heuristic": 0.3, "random": 0.2}
     )
@@ -164,6 +169,8 @@ class TrainConfig:
             value = getattr(self, name)
             if not 0 <= value < math.inf:
                 raise ValueError(f"{name} must be >= 0, got {value}")
+        if not 0 < self.reward_scale < math.inf:
+            raise ValueError(f"reward_scale must be positive, got {self.reward_scale}")
         if not 0 < self.max_grad_norm < math.inf:
             raise ValueError(
                 f"max_grad_norm must be positive, got {self.max_grad_norm}"

@@ -6,8 +6,10 @@ warm start copies that knowledge first, as AlphaStar and many card-game agents d
 teacher (any agent spec: ``heuristic``, ``solver``, ``pimc:4`` …) plays games against
 itself, every decision it makes is recorded with the acting seat's observation and mask,
 and the network's policy head is fitted to the teacher's moves (cross-entropy over the
-masked logits) while its value head is fitted to the final return of the seat that
-decided (mean squared error). Self-play PPO then starts from that policy.
+masked logits) while its value head is fitted to what the deciding seat still received
+from that decision to the end (mean squared error; in games that pay as they go, like
+Herzeln's tricks, the points already taken are not the state's value), times the run's
+``reward_scale``. Self-play PPO then starts from that policy and that critic.
 
 With ``exact`` the positions the game's exact solver can value (German Whist's stage 2,
 where both hands are known) are labelled with *every* optimal move
@@ -65,6 +67,10 @@ class Demonstrations:
     # optimal move where ``exact``); None means the teacher's move alone
     targets: np.ndarray | None = None
     exact: np.ndarray | None = None  # bool [N]: labelled by the exact solver
+    # float32 [N]: the deciding seat's return still to come (its final return less
+    # what it had received before deciding); None means the final return (all paid
+    # at the end)
+    to_go: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         if self.targets is None:
@@ -72,6 +78,8 @@ class Demonstrations:
             self.targets[np.arange(len(self.actions)), self.actions] = True
         if self.exact is None:
             self.exact = np.zeros(len(self.actions), dtype=bool)
+        if self.to_go is None:
+            self.to_go = np.asarray(self.returns, dtype=np.float32).copy()
 
     def __len__(self) -> int:
         return len(self.actions)
@@ -86,6 +94,7 @@ class Demonstrations:
             sum(p.games for p in parts),
             np.concatenate([p.targets for p in parts]),
             np.concatenate([p.exact for p in parts]),
+            np.concatenate([p.to_go for p in parts]),
         )
 
 
@@ -104,6 +113,7 @@ def _collect_chunk(
     mask_rows: list[np.ndarray] = []
     actions: list[int] = []
     returns: list[float] = []
+    received: list[float] = []  # the deciding seat's return before it decided
     solved: list[tuple[int, list[int]]] = []  # (row, optimal moves)
     for g in range(games):
         env.reset(seed=seed * 100_003 + g)
@@ -125,6 +135,7 @@ def _collect_chunk(
             mask_rows.append(mask.astype(bool))
             actions.append(label)
             seats.append(seat)
+            received.append(float(raw.game.returns(raw.game_state)[seat]))
             action = label
             if noise > 0 and rng.random() < noise:
                 legal = np.flatnonzero(mask)
@@ -139,6 +150,8 @@ def _collect_chunk(
         np.asarray(actions, dtype=np.int64),
         np.asarray(returns, dtype=np.float32),
         games,
+        to_go=np.asarray(returns, dtype=np.float32)
+        - np.asarray(received, dtype=np.float32),
     )
     for row, best in solved:
         data.targets[row] = False
@@ -147,7 +160,7 @@ def _collect_chunk(
     return data
 
 
-CHUNK_FORMAT = 1
+CHUNK_FORMAT = 2  # 2: with each decision's return to come (``to_go``)
 
 
 def save_chunk(path: Path, data: Demonstrations, meta: dict[str, Any]) -> None:
@@ -168,6 +181,7 @@ def save_chunk(path: Path, data: Demonstrations, meta: dict[str, Any]) -> None:
         "exact": np.packbits(data.exact),
         "actions": data.actions.astype(np.int32),
         "returns": data.returns.astype(np.float32),
+        "to_go": data.to_go.astype(np.float32),
     }
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
@@ -189,6 +203,11 @@ def load_chunk(path: Path) -> tuple[Demonstrations, dict[str, Any]]:
     try:
         with np.load(path, allow_pickle=False) as f:
             meta = json.loads(str(f["meta"]))
+            if meta.get("format") != CHUNK_FORMAT:
+                raise ValueError(
+                    f"chunk format {meta.get('format')!r}, this Parlour reads "
+                    f"{CHUNK_FORMAT} (the games are played again)"
+                )
             n, n_obs, n_actions, games = (int(x) for x in f["shape"])
             binary = np.unpackbits(f["binary"], count=n_obs).astype(bool)
             obs = np.empty((n, n_obs), dtype=np.float32)
@@ -201,12 +220,13 @@ def load_chunk(path: Path) -> tuple[Demonstrations, dict[str, Any]]:
             exact = np.unpackbits(f["exact"], count=n).astype(bool)
             actions = f["actions"].astype(np.int64)
             returns = f["returns"].astype(np.float32)
+            to_go = f["to_go"].astype(np.float32)
     except (OSError, KeyError, ValueError, zipfile.BadZipFile) as err:
         raise ValueError(
             f"{path} is not a readable chunk of teacher games: {err}"
         ) from None
     data = Demonstrations(
-        obs, masks, actions, returns, games, targets.astype(bool), exact
+        obs, masks, actions, returns, games, targets.astype(bool), exact, to_go
     )
     return data, meta
 
@@ -321,12 +341,14 @@ def _stored_chunk(store: Path, index: int, job: tuple) -> Demonstrations | None:
 
 
 def stored_games(store: str | Path) -> int:
-    """Teacher games kept in ``store`` (0 when there is none)."""
+    """Teacher games kept in ``store`` in this Parlour's chunk format (0 when there is
+    none)."""
     total = 0
     for path in sorted(Path(store).glob("games_*.npz")):
         try:
             with np.load(path, allow_pickle=False) as f:
-                total += int(f["shape"][3])
+                if json.loads(str(f["meta"])).get("format") == CHUNK_FORMAT:
+                    total += int(f["shape"][3])
         except (OSError, KeyError, ValueError, IndexError, zipfile.BadZipFile):
             continue
     return total
@@ -377,13 +399,16 @@ def fit(
     seed: int = 0,
     held_out: float = 0.05,
     progress: Callable[[int, float], None] | None = None,
+    value_scale: float = 1.0,
 ) -> FitReport:
     """Fit an SB3 ``MaskableActorCriticPolicy`` to the demonstrations (in place).
 
     Negative log-probability of each decision's target moves under the masked policy
     (the cross-entropy on the teacher's move, or on the set of optimal moves where the
     exact solver labelled it) plus ``vf_coef`` times the value head's squared error on
-    the returns; Adam with its own state (PPO's optimiser is left untouched).
+    the returns still to come times ``value_scale`` (the run's ``reward_scale``, so
+    that the critic starts in the units PPO trains it in); Adam with its own state
+    (PPO's optimiser is left untouched).
     ``progress(epoch, loss)`` after each epoch.
     """
     if epochs < 1:
@@ -398,7 +423,7 @@ def fit(
     obs = torch.from_numpy(data.observations)
     masks = torch.from_numpy(data.masks)
     targets = torch.from_numpy(data.targets)
-    returns = torch.from_numpy(data.returns)
+    returns = torch.from_numpy(data.to_go * np.float32(value_scale))
     optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
     policy.set_training_mode(True)
     for epoch in range(epochs):

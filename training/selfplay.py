@@ -122,8 +122,12 @@ class SelfPlayEnv(gym.Env):
         on_episode: Callable[[str, float], None] | None = None,
         labeler: Callable[[Any, Any], Sequence[int] | None] | None = None,
         label_fraction: float = 0.0,
+        reward_scale: float = 1.0,
     ):
         super().__init__()
+        if not 0 < reward_scale < float("inf"):
+            raise ValueError(f"reward_scale must be positive, got {reward_scale}")
+        self.reward_scale = float(reward_scale)
         self.env_name = env_name
         self.env_options = dict(env_options or {})
         self.env = envs.make(env_name, raw=True, **self.env_options)
@@ -207,7 +211,7 @@ class SelfPlayEnv(gym.Env):
             obs = np.zeros(self.observation_space.shape, dtype=np.float32)
         else:
             obs = self._observation()
-        return obs, float(reward), terminated, False, info
+        return obs, float(reward) * self.reward_scale, terminated, False, info
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions as a boolean mask (MaskablePPO's hook)."""

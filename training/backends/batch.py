@@ -236,6 +236,7 @@ class BatchBackend:
         self.ppo = p = PPOConfig.from_train_config(config)
         self.pool = pool
         self.on_step = on_step
+        self.reward_scale = float(config.reward_scale)
         torch.manual_seed(p.seed)
         self.env = BatchSelfPlay(
             config.env, config.env_options, p.num_games, pool, seed=p.seed
@@ -281,6 +282,7 @@ class BatchBackend:
             vf_coef=c.vf_coef,
             seed=c.seed,
             progress=progress,
+            value_scale=c.reward_scale,
         )
 
     # --- the loop ---------------------------------------------------------------------
@@ -340,7 +342,8 @@ class BatchBackend:
             learner_actions[rows] = actions
             _, rewards, dones = env.step(learner_actions)
             open_ = last >= 0
-            buf.rewards.index_add_(0, last[open_], rewards[open_])
+            # scaled for the learner only: the episodes' returns stay in points
+            buf.rewards.index_add_(0, last[open_], rewards[open_] * self.reward_scale)
             buf.dones[last[open_ & dones]] = True
             last[dones] = -1
             k += n

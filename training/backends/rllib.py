@@ -109,6 +109,7 @@ class RunnerEnv(gym.Env):
             pool=_process_pool(spec),
             seed=int(spec["seed"]) * 1000 + 100 * worker + index,
             on_episode=lambda kind, final: outcomes.append((kind, final)),
+            reward_scale=float(spec.get("reward_scale", 1.0)),
         )
         self.mask_key, self.obs_key = prl.MASK_KEY, prl.OBS_KEY
         n = self.inner.action_space.n
@@ -294,6 +295,7 @@ class RLlibBackend:
             "seed": config.seed,
             "opponents": dict(config.opponents),
             "max_snapshots": config.max_snapshots,
+            "reward_scale": config.reward_scale,
         }
         # envs built in this process (num_env_runners=0) play against the run's pool
         _POOLS[self.run_key] = pool
@@ -387,6 +389,7 @@ class RLlibBackend:
             vf_coef=c.vf_coef,
             seed=c.seed,
             progress=progress,
+            value_scale=c.reward_scale,
         )
         self._send_weights()
         return report

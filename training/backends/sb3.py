@@ -68,6 +68,7 @@ class SB3Backend:
                 seed=config.seed * 1000 + i,
                 labeler=labeler,
                 label_fraction=config.exact_aux_fraction,
+                reward_scale=config.reward_scale,
             )
 
         self.vec_env = DummyVecEnv([make_env(i) for i in range(config.n_envs)])
@@ -120,6 +121,7 @@ class SB3Backend:
             vf_coef=c.vf_coef,
             seed=c.seed,
             progress=progress,
+            value_scale=c.reward_scale,
         )
 
     def begin(
