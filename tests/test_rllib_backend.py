@@ -380,3 +380,29 @@ def test_two_node_cluster(tmp_path: Path) -> None:
     assert ckpt_io.load(run_dir).step >= 4096
     code = cli(["eval", str(run_dir), "--vs", "random", "--games", "40", "--duplicate"])
     assert code == 0
+
+
+def test_runner_env_scales_the_learners_rewards():
+    """An env runner's env pays the learner its rewards times the run's
+    ``reward_scale``, and reports the episode's return in points."""
+    spec = {
+        "run_key": "scale-test",
+        "env": "herzeln_v0",
+        "env_options": {"players": 4},
+        "seed": 3,
+        "opponents": {"random": 1.0},
+        "max_snapshots": 1,
+        "reward_scale": 0.02,
+    }
+    env = rllib_backend.RunnerEnv(spec)
+    rng = np.random.default_rng(3)
+    obs, _ = env.reset()
+    total, done = 0.0, False
+    while not done:
+        legal = np.flatnonzero(obs[env.mask_key])
+        obs, reward, done, _, info = env.step(int(rng.choice(legal)))
+        total += reward
+    assert abs(info["final_return"]) > 10
+    assert total == pytest.approx(0.02 * info["final_return"])
+    rllib_backend._OUTCOMES.pop("scale-test", None)
+    rllib_backend._POOLS.pop("scale-test", None)
