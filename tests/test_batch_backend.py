@@ -312,17 +312,25 @@ def test_bad_configs_are_one_line_before_anything_is_written(
 
 
 @pytest.mark.parametrize(
-    "env", ["forty_fives_v0", "fuenfzehnern_v0", "herzeln_v0", "fuenfzehn_tot_v0"]
+    ("env", "preset"),
+    [
+        ("forty_fives_v0", "batch"),
+        ("fuenfzehnern_v0", "batch"),
+        ("herzeln_v0", "batch"),
+        ("herzeln_v0", "strong"),
+        ("fuenfzehn_tot_v0", "batch"),
+    ],
 )
-def test_every_batched_env_trains_with_its_batch_preset(env, tmp_path, capsys):
-    """Each env's ``--preset batch`` runs as written (a tiny budget; the warm start off)
-    on its batched engine and leaves a checkpoint that plays as ``ckpt:PATH``."""
+def test_every_batched_env_trains_with_its_batch_preset(env, preset, tmp_path, capsys):
+    """Each env's ``--preset batch`` (and Herzeln's ``strong``, a batch recipe) runs as
+    written (a tiny budget; the warm start off) on its batched engine and leaves a
+    checkpoint that plays as ``ckpt:PATH``."""
     from parlour.envs import batch as batched
     from parlour.training import config as train_config
 
-    assert env in batched.ENGINES and "batch" in train_config.presets(env)
+    assert env in batched.ENGINES and preset in train_config.presets(env)
     run = tmp_path / "run"
-    args = ["train", env, "--backend", "batch", "--preset", "batch"]
+    args = ["train", env, "--backend", "batch", "--preset", preset]
     args += ["--run-dir", str(run), "--quiet"]
     for item in TINY_SET:
         if not item.startswith(("eval_every", "eval_games")):

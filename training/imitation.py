@@ -6,7 +6,7 @@ warm start copies that knowledge first, as AlphaStar and many card-game agents d
 teacher (any agent spec: ``heuristic``, ``solver``, ``pimc:4`` …) plays games against
 itself, every decision it makes is recorded with the acting seat's observation and mask,
 and the network's policy head is fitted to the teacher's moves (cross-entropy over the
-masked logits) while its value head is fitted to what the deciding seat still received
+masked logits) while its value head is fitted to what the deciding seat received
 from that decision to the end (mean squared error; in games that pay as they go, like
 Herzeln's tricks, the points already taken are not the state's value), times the run's
 ``reward_scale``. Self-play PPO then starts from that policy and that critic.
