@@ -75,6 +75,8 @@ class PPOConfig:
     net_arch: tuple[int, ...]
     activation: str
     seed: int
+    reward_scale: float
+    """the learner's rewards are multiplied by it (the episodes' returns are not)"""
     norm_adv: bool = True
     """advantages normalised per minibatch (SB3's default)"""
 
@@ -95,6 +97,7 @@ class PPOConfig:
             net_arch=tuple(c.net_arch),
             activation=c.activation,
             seed=c.seed,
+            reward_scale=c.reward_scale,
         )
 
 
@@ -236,7 +239,6 @@ class BatchBackend:
         self.ppo = p = PPOConfig.from_train_config(config)
         self.pool = pool
         self.on_step = on_step
-        self.reward_scale = float(config.reward_scale)
         torch.manual_seed(p.seed)
         self.env = BatchSelfPlay(
             config.env, config.env_options, p.num_games, pool, seed=p.seed
@@ -343,7 +345,8 @@ class BatchBackend:
             _, rewards, dones = env.step(learner_actions)
             open_ = last >= 0
             # scaled for the learner only: the episodes' returns stay in points
-            buf.rewards.index_add_(0, last[open_], rewards[open_] * self.reward_scale)
+            scaled = rewards[open_] * self.ppo.reward_scale
+            buf.rewards.index_add_(0, last[open_], scaled)
             buf.dones[last[open_ & dones]] = True
             last[dones] = -1
             k += n

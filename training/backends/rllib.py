@@ -109,7 +109,7 @@ class RunnerEnv(gym.Env):
             pool=_process_pool(spec),
             seed=int(spec["seed"]) * 1000 + 100 * worker + index,
             on_episode=lambda kind, final: outcomes.append((kind, final)),
-            reward_scale=float(spec.get("reward_scale", 1.0)),
+            reward_scale=float(spec["reward_scale"]),
         )
         self.mask_key, self.obs_key = prl.MASK_KEY, prl.OBS_KEY
         n = self.inner.action_space.n
