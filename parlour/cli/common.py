@@ -1,0 +1,115 @@
+"""What every ``parlour`` subcommand shares: the usage error, ``-o KEY=VALUE`` options,
+the env argument, the ``--backend local|ray`` flags and integer argument types."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import yaml
+
+EXIT_USAGE = 2
+
+
+class UsageError(Exception):
+    """A user mistake: printed as one line, exit status 2."""
+
+
+def parse_options(pairs: Sequence[str] | None) -> dict[str, Any]:
+    """``["variant=honeymoon", "match_target=7"]`` -> ``{"variant": "honeymoon", ...}``.
+
+    Values are read as YAML scalars, so numbers, booleans and ``null`` get their types.
+    """
+    out: dict[str, Any] = {}
+    for pair in pairs or []:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(
+                f"bad option {pair!r}: write KEY=VALUE, e.g. variant=honeymoon"
+            )
+        try:
+            out[key.strip()] = yaml.safe_load(value) if value.strip() else ""
+        except yaml.YAMLError:
+            out[key.strip()] = value
+    return out
+
+
+
+def env_arg(p: argparse.ArgumentParser) -> None:
+    """The positional ENV and the repeatable ``-o KEY=VALUE``."""
+    p.add_argument(
+        "env", help="environment name, e.g. german_whist_v0 (see 'parlour list')"
+    )
+    p.add_argument(
+        "-o",
+        "--option",
+        action="append",
+        metavar="KEY=VALUE",
+        help="environment option, repeatable (e.g. -o variant=honeymoon)",
+    )
+
+
+def add_backend_args(p: argparse.ArgumentParser, what: str) -> None:
+    """``--backend local|ray`` and ``--address`` (docs/scale-out.md)."""
+    p.add_argument(
+        "--backend",
+        choices=["local", "ray"],
+        default="local",
+        help=f"play here, or spread the {what} as Ray tasks; the results are the "
+        "same (local)",
+    )
+    p.add_argument(
+        "--address",
+        metavar="ADDR",
+        help="with --backend ray: the cluster's head node, HOST:PORT as 'ray start "
+        "--head' prints it (default: start a local Ray)",
+    )
+
+
+def check_backend(args: argparse.Namespace) -> None:
+    """``--address`` without ``--backend ray`` is a usage error, said first."""
+    from ..training.distributed import check_backend as check
+
+    check(args.backend, args.address)
+
+
+
+def _int_at_least(minimum: int, what: str):
+    """An argparse type: an integer of at least ``minimum`` (``what`` names it)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {value}")
+        return value
+
+    return parse
+
+
+positive_int = _int_at_least(1, "a positive integer")
+non_negative_int = _int_at_least(0, "a non-negative integer")
+
+
+def parlour_command() -> str:
+    """The ``parlour`` being run, as the user can type it here: ``parlour`` when that
+    is the one on PATH, else its path (``.venv/bin/parlour`` after ``make demo``), else
+    ``python -m parlour.cli``."""
+    import os
+    import shutil
+
+    exe = sys.argv[0] if sys.argv else ""
+    if os.path.basename(exe) == "parlour" and os.path.isfile(exe):
+        here = os.path.abspath(exe)
+        on_path = shutil.which("parlour")
+        if on_path and os.path.samefile(on_path, here):
+            return "parlour"
+        relative = os.path.relpath(here)
+        return shlex.quote(relative if not relative.startswith("..") else here)
+    return f"{shlex.quote(sys.executable)} -m parlour.cli"
+
