@@ -5,6 +5,9 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEV_STAMP := $(VENV)/.installed-dev
 
+# the browser test (tests/test_web_browser.py) drives Debian's Chromium
+CHROMIUM := /usr/bin/chromium
+
 .PHONY: demo test test-slow lint bench soak clean
 
 $(BIN)/python:
@@ -22,8 +25,11 @@ $(DEV_STAMP): pyproject.toml | $(BIN)/python
 demo: $(STAMP)
 	$(BIN)/parlour demo
 
-test: $(DEV_STAMP)
+test: $(DEV_STAMP) $(CHROMIUM)
 	$(BIN)/python -m pytest -q -n auto --dist loadgroup
+
+$(CHROMIUM):
+	apt-get update && apt-get install -y chromium chromium-driver
 
 test-slow: $(DEV_STAMP)
 	$(BIN)/python -m pytest -q -n auto --dist loadgroup -m slow
