@@ -19,6 +19,7 @@ import random
 import re
 import shutil
 import sqlite3
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -455,6 +456,7 @@ def test_load_fifty_concurrent_games() -> None:
     path = Path(__file__).parent.parent / "benchmarks" / "web_load.py"
     spec = importlib.util.spec_from_file_location("web_load", path)
     web_load = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = web_load  # its dataclasses look their module up
     spec.loader.exec_module(web_load)
     result = web_load.run_load(games=50, clients=50)
     assert result.errors == []
