@@ -125,7 +125,8 @@ def test_play_replay_and_leaderboard_in_chromium(site, browser, shots) -> None:
     assert total >= 26
     for _ in range(3):
         driver.find_element(By.CSS_SELECTOR, "[data-step=next]").click()
-    assert "move 3 of" in driver.find_element(By.CSS_SELECTOR, "[data-testid=move]").text
+    step = driver.find_element(By.CSS_SELECTOR, "[data-testid=move]")
+    assert "move 3 of" in step.text
     driver.find_element(By.LINK_TEXT, "player_1").click()
     assert "You are player_1" in driver.find_element(By.TAG_NAME, "pre").text
     driver.save_screenshot(str(shots / "replay-seat.png"))
