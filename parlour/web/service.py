@@ -137,12 +137,15 @@ class Parlour:
             game_id, env_name, dict(options), seed, list(seats), human, agents, table
         )
 
-    def _remember(self, live: LiveGame) -> None:
+    def _remember(self, live: LiveGame) -> LiveGame:
+        """Keep ``live`` in memory, unless a game of its id is kept already; returns
+        the one kept."""
         with self._lock:
-            self._live[live.id] = live
+            kept = self._live.setdefault(live.id, live)
             self._live.move_to_end(live.id)
             while len(self._live) > LIVE_GAMES:
                 self._live.popitem(last=False)
+        return kept
 
     def game(self, game_id: str) -> LiveGame:
         """A game played in the browser, from memory or rebuilt from the database."""
@@ -166,8 +169,8 @@ class Parlour:
             )
         except ValueError as err:
             raise Conflict(f"game {game_id} cannot be resumed here: {err}") from None
-        self._remember(live)
-        return live
+        # two requests may have rebuilt the game at once: both play the first one kept
+        return self._remember(live)
 
     def move(self, game_id: str, name: str, ply: int) -> LiveGame:
         """The browser's move ``name`` in game ``game_id`` from a page at move
