@@ -28,10 +28,12 @@ from typing import Any
 import httpx
 import pytest
 
+from parlour import envs
 from parlour.cli import main as cli_main
 from parlour.envs.core.cards import cards_in
 from parlour.training import pretrained
 from parlour.web.app import create_app, running
+from parlour.web.games import move_label, public_move
 from parlour.web.service import Parlour
 
 ACTION = re.compile(r'data-action="([^"]+)"')
@@ -145,6 +147,27 @@ def test_a_game_survives_a_restart(tmp_path) -> None:
     assert row[:2] == ("play", 1) and row[2] is not None
     # the league's own tables are there too: one file for both
     assert sqlite3.connect(db).execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_move_labels_and_what_the_others_see() -> None:
+    """Buttons draw a card play as the card; a robber's buried card and a face-down
+    discard are told to the other seats only as the kind of move."""
+    game = envs.make("forty_fives_v0", raw=True).game
+    assert move_label(game, "10H") == {
+        "card": {"rank": "10", "suit": "♥", "red": True},
+        "text": "",
+    }
+    assert move_label(game, "rob:7C")["text"] == "rob 7♣"
+    assert move_label(game, "trump:D")["text"] == "trump ♦"
+    assert move_label(game, "bid:20")["text"] == "bid 20"
+    herzeln = envs.make("herzeln_v0", raw=True).game
+    assert move_label(herzeln, "QH@top")["text"] == "at the top"
+    assert [public_move(n) for n in ("rob:7C", "discard:AS", "norob", "zwang:QS")] == [
+        "rob",
+        "discard",
+        "norob",
+        "zwang:QS",
+    ]
 
 
 # --- hidden information ---------------------------------------------------------------

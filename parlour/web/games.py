@@ -194,6 +194,9 @@ def move_label(game: Any, name: str) -> dict[str, Any]:
     if card is not None:
         face = card_face(game, card)
         return {"card": face, "text": f"at the {end}" if at else ""}
+    kind, sep, arg = name.partition(":")
+    if kind == "trump" and arg in SUITS:  # naming trumps: "trump:S" -> "trump ♠"
+        return {"card": None, "text": f"trump {SUIT_SYMBOLS[SUITS.index(arg)]}"}
     words = []
     for part in name.split(":"):
         c = _card_id(game, part)
