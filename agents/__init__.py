@@ -15,6 +15,7 @@ text player of `parlour.text` (prompts in, answers out, sometimes malformed).
 from __future__ import annotations
 
 import importlib
+import inspect
 from typing import Any
 
 from .. import envs
@@ -60,6 +61,18 @@ def heuristic_class(env_name: str) -> type[Agent]:
     if not hook:
         raise ValueError(f"no heuristic bot for {env_name!r} yet")
     return _load(hook)
+
+
+def heuristic_switches(env_name: str) -> list[str]:
+    """The on/off switches (strategy tips) of an env's heuristic bot, in order."""
+    cls = heuristic_class(env_name)
+    if hasattr(cls, "SWITCHES"):
+        return list(cls.SWITCHES)
+    return [
+        name
+        for name, p in inspect.signature(cls.__init__).parameters.items()
+        if p.kind is p.KEYWORD_ONLY and p.default is True
+    ]
 
 
 def parse_switches(text: str) -> dict[str, bool]:
@@ -164,6 +177,7 @@ __all__ = [
     "Turn",
     "exact_moves",
     "heuristic_class",
+    "heuristic_switches",
     "make",
     "parse_switches",
 ]

@@ -3,7 +3,7 @@
     python benchmarks/leaderboard.py [--db runs/leaderboard.sqlite] [--scale 1.0]
         [--add ENV=SPEC ...] [--only ENV ...] [--append] [--backend ray [--address A]]
 
-Each game gets a league (`parlour.training.league`) of ``random``, ``heuristic``, the
+Each game gets a league (`parlour.league`) of ``random``, ``heuristic``, the
 heuristic with each of its tips switched off, the search bots (``pimc:4`` and ``solver``
 for the card games; ``optimal`` and ``threshold:N`` for the dice game) and any
 ``--add ENV=SPEC`` (e.g. ``--add german_whist_v0=ckpt:runs/x``, a trained checkpoint).
@@ -26,8 +26,9 @@ import sys
 import time
 from pathlib import Path
 
-from parlour import envs
-from parlour.training import distributed, league
+from parlour import agents, envs, league
+from parlour.training import distributed
+from parlour.training.arena import teams_of
 
 # env -> (env options, games per table, the bot specs beyond random/heuristic/tips off)
 GAMES: dict[str, tuple[dict, int, list[str]]] = {
@@ -49,7 +50,7 @@ def agent_list(env_name: str, extra: list[str], added: list[str]) -> list[str]:
     """random, heuristic, each tip off, the search bots, then the added specs; the
     strong bots are spread through the list because tables of 3+ sides seat
     neighbours in the list together."""
-    tips_off = [f"heuristic:-{name}" for name in league.heuristic_switches(env_name)]
+    tips_off = [f"heuristic:-{name}" for name in agents.heuristic_switches(env_name)]
     head = ["random", "heuristic"] if env_name != "fuenfzehn_tot_v0" else ["random"]
     specs = head + tips_off
     strong = extra + added
@@ -138,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
         board = league.leaderboards(db, env_name, options)[0]
         figure = board.plot(figures / f"{env_name}.png")
         game = envs.make(env_name, raw=True, **options).game
-        sides = league.teams_of(game)
+        sides = teams_of(game)
         opts = ", ".join(f"{k}={v}" for k, v in options.items()) or "defaults"
         sections.append(
             "\n".join(

@@ -27,8 +27,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from parlour import league
 from parlour.cli import main
-from parlour.training import arena, distributed, league
+from parlour.training import arena, distributed
 from parlour.training import checkpoint as ckpt_io
 from parlour.training.tips import run_tips
 from parlour.training.tips.runner import Block, play_block

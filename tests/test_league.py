@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from parlour import league
 from parlour.cli import main
-from parlour.training import league
 
 ENV = "german_whist_v0"
 AGENTS = ["random", "heuristic", "heuristic:-duck_duds"]
@@ -141,7 +141,7 @@ def test_fit_rates_partnerships_as_teams():
 _WRITER = textwrap.dedent(
     """
     import sys, time
-    from parlour.training import league
+    from parlour import league
     db, start = sys.argv[1], float(sys.argv[2])
     while time.time() < start:
         time.sleep(0.01)
@@ -194,11 +194,12 @@ def test_interrupt_keeps_every_finished_batch(tmp_path, monkeypatch):
             raise KeyboardInterrupt
         return real(batch, on_game)
 
-    monkeypatch.setattr(league, "play_batch", interrupted_on_third)
+    # run_league plays what its module names play_batch
+    monkeypatch.setattr(league.run, "play_batch", interrupted_on_third)
     run = league.run_league(ENV, AGENTS, games=8, db=db, batch_deals=1)
     assert run.interrupted
     assert run.stored == 2 * 2 == len(rows(db))
-    monkeypatch.setattr(league, "play_batch", real)
+    monkeypatch.undo()
     # the interrupted batch's deal was claimed, so the next run does not reuse it
     league.run_league(ENV, AGENTS, games=2, db=db)
     deals = [(r["pairing"], r["deal"]) for r in rows(db)]
@@ -208,7 +209,7 @@ def test_interrupt_keeps_every_finished_batch(tmp_path, monkeypatch):
 _SLOW_WRITER = textwrap.dedent(
     """
     import sys
-    from parlour.training import league
+    from parlour import league
     league.run_league("german_whist_v0", ["random", "heuristic"], games=100000,
                       db=sys.argv[1], batch_deals=2)
     """

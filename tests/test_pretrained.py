@@ -163,7 +163,7 @@ def test_cli_arena_play_eval_and_list(models, tmp_path, monkeypatch, capsys):
 def test_league_stores_pretrained_with_its_weights_hash(models, tmp_path):
     import sqlite3
 
-    from parlour.training import league
+    from parlour import league
 
     db = tmp_path / "l.sqlite"
     league.run_league(ENV, ["pretrained", "random"], games=2, db=db)
@@ -182,7 +182,7 @@ def test_a_model_per_variant_is_chosen_by_the_game_options(models, tmp_path, cap
     assert pretrained.models_of(ENV) == [models / ENV, out]
     assert pretrained.model_dir(ENV) == models / ENV
     assert pretrained.model_dir(ENV, {"variant": "honeymoon"}) == out
-    from parlour.training import league
+    from parlour import league
 
     # each variant's pretrained is its own model, with its own weights in a league
     honeymoon = league.checkpoint_hash("pretrained", ENV, {"variant": "honeymoon"})

@@ -19,7 +19,7 @@ def cmd_league(args: argparse.Namespace) -> int:
     ENV`` prints (and draws) the leaderboard fitted from the stored games."""
     import json
 
-    from ..training import league
+    from .. import league
 
     words = list(args.words)
     show = words[0] == "show"
@@ -80,7 +80,7 @@ def cmd_league(args: argparse.Namespace) -> int:
 
 def add_parser(sub) -> None:
     """The subcommand's parser."""
-    from ..training.league import DEFAULT_DB
+    from ..league import DEFAULT_DB
 
 
     p = sub.add_parser(

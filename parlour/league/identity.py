@@ -1,0 +1,47 @@
+"""An agent's identity in the league: its spec, plus the SHA-256 of its weights when
+it plays a checkpoint.
+
+A run directory's latest checkpoint changes as training goes on, and the shipped
+``pretrained`` model changes between versions of Parlour, so a spec alone does not say
+which agent played; the weights hash does. The league names such an agent
+``SPEC#HASH12`` (`agent_name`) and stores the full hash with each game.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from ..training import distributed
+
+_PRETRAINED = re.compile(r"(?:^|:)pretrained(@sample)?$")
+
+
+def checkpoint_hash(
+    spec: str,
+    env_name: str | None = None,
+    env_options: Mapping[str, Any] | None = None,
+) -> str | None:
+    """The weights SHA-256 of a spec's checkpoint (``ckpt:PATH``, also inside
+    ``endgame:``; ``pretrained`` too when ``env_name`` is given: the shipped model
+    for ``env_options``, which changes between versions of Parlour), or None for an
+    agent without one."""
+    path = distributed.checkpoint_path(spec)
+    if path is None:
+        if env_name is not None and _PRETRAINED.search(spec):
+            from ..training import pretrained
+
+            return str(pretrained.manifest(env_name, env_options)["weights_sha256"])
+        return None
+    from ..training import checkpoint as ckpt_io
+
+    manifest = ckpt_io.resolve(path) / ckpt_io.MANIFEST
+    return str(json.loads(manifest.read_text())["weights_sha256"])
+
+
+def agent_name(spec: str, digest: str | None) -> str:
+    """An agent's name in the league: its spec, plus the checkpoint hash if it has one
+    (a run directory's latest checkpoint changes as training goes on)."""
+    return spec if digest is None else f"{spec}#{digest[:12]}"
