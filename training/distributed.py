@@ -27,7 +27,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import re
 import socket
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -36,15 +35,14 @@ from typing import Any
 
 import numpy as np
 
+from ..agents.spec import checkpoint_path, ray_playable
+
 BACKENDS = ("local", "ray")
 INSTALL_HINT = "pip install 'parlour[rllib]' (it brings ray[rllib])"
 #: tasks in flight per CPU of the cluster: one running, one waiting to start
 PER_CPU = 2
 #: seconds to wait for the head node's port before calling an address unreachable
 CONNECT_TIMEOUT = 5.0
-
-_CKPT = re.compile(r"ckpt:(.+?)(@sample)?$")
-
 
 class DistributedError(ValueError):
     """Bad ``--backend``/``--address`` input, Ray missing, a cluster out of reach or
@@ -180,13 +178,6 @@ def check_wire(value: Any) -> Any:
 
 
 # --- checkpoints: weights, not files --------------------------------------------------
-def checkpoint_path(spec: str) -> str | None:
-    """The checkpoint path in an agent spec (``ckpt:PATH``, ``ckpt:PATH@sample``,
-    also inside ``endgame:``), or None."""
-    match = _CKPT.search(spec)
-    return None if match is None else match.group(1)
-
-
 @dataclass(frozen=True)
 class ShippedCheckpoint:
     """What a worker gets of a checkpoint: its manifest and its policy's weights as
@@ -329,6 +320,10 @@ class RaySession:
     def begin(self, specs: Iterable[str], announce: bool = False) -> None:
         """Ship the checkpoints the agent ``specs`` name (as weights), join or start
         Ray, and with ``announce`` say on stderr where the tasks run."""
+        specs = list(specs)
+        for spec in specs:
+            if not ray_playable(spec):
+                raise DistributedError(f"agent {spec} cannot be played on a Ray worker")
         self.shared = ship_checkpoints(specs) or None
         self.start()
         if announce:

@@ -10,35 +10,33 @@ which agent played; the weights hash does. The league names such an agent
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from typing import Any
 
-from ..training import distributed
-
-_PRETRAINED = re.compile(r"(?:^|:)pretrained(@sample)?$")
+from ..agents.spec import AgentSpec, parse
 
 
 def checkpoint_hash(
-    spec: str,
+    spec: str | AgentSpec,
     env_name: str | None = None,
     env_options: Mapping[str, Any] | None = None,
 ) -> str | None:
     """The weights SHA-256 of a spec's checkpoint (``ckpt:PATH``, also inside
     ``endgame:``; ``pretrained`` too when ``env_name`` is given: the shipped model
-    for ``env_options``, which changes between versions of Parlour), or None for an
-    agent without one."""
-    path = distributed.checkpoint_path(spec)
-    if path is None:
-        if env_name is not None and _PRETRAINED.search(spec):
-            from ..training import pretrained
+    for ``env_options`` or the one named, which changes between versions of Parlour),
+    or None for an agent without one."""
+    base = parse(spec).base
+    if base.kind == "ckpt":
+        from ..training import checkpoint as ckpt_io
 
-            return str(pretrained.manifest(env_name, env_options)["weights_sha256"])
-        return None
-    from ..training import checkpoint as ckpt_io
+        manifest = ckpt_io.resolve(base.path) / ckpt_io.MANIFEST
+        return str(json.loads(manifest.read_text())["weights_sha256"])
+    if base.kind == "pretrained" and env_name is not None:
+        from ..training import pretrained
 
-    manifest = ckpt_io.resolve(path) / ckpt_io.MANIFEST
-    return str(json.loads(manifest.read_text())["weights_sha256"])
+        found = pretrained.manifest(env_name, env_options, base.name or None)
+        return str(found["weights_sha256"])
+    return None
 
 
 def agent_name(spec: str, digest: str | None) -> str:
