@@ -1,7 +1,7 @@
 """Make ``docs/leaderboard.md``: one league per game with every bot kind, rated.
 
     python benchmarks/leaderboard.py [--db runs/leaderboard.sqlite] [--scale 1.0]
-        [--add ENV=SPEC ...] [--only ENV ...] [--append] [--backend ray [--address A]]
+        [--add ENV=SPEC ...] [--only ENV ...] [--append] [--executor ray [--address A]]
 
 Each game gets a league (`parlour.league`) of ``random``, ``heuristic``, the
 heuristic with each of its tips switched off, the search bots (``pimc:4`` and ``solver``
@@ -11,7 +11,7 @@ The games are stored in ``--db`` (a new file unless ``--append``); the document 
 table per game (openskill rating, win share and mean score with 95% CIs) and a plot per
 game in ``docs/leaderboard/``. ``--scale`` multiplies the games per table (0.1 for a
 quick look). The whole run takes about 25 minutes on the busy 2-core reference
-machine. ``--backend ray`` plays the leagues' batches as Ray tasks (one Ray for all of
+machine. ``--executor ray`` plays the leagues' batches as Ray tasks (one Ray for all of
 them: a local one, or the cluster at ``--address``; docs/scale-out.md); the games
 stored are the same.
 """
@@ -74,13 +74,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--add", action="append", default=[], metavar="ENV=SPEC")
     parser.add_argument("--only", nargs="+", metavar="ENV", help="just these games")
     parser.add_argument("--append", action="store_true")
-    parser.add_argument("--backend", choices=["local", "ray"], default="local")
+    parser.add_argument("--executor", choices=["local", "ray"], default="local")
     parser.add_argument("--address", metavar="ADDR", help="Ray cluster (with ray)")
     args = parser.parse_args(argv)
     try:
         # refused here, before any league: --address without ray, Ray missing, an
         # address nothing answers at
-        session = distributed.session_for(args.backend, args.address)
+        session = distributed.session_for(args.executor, args.address)
     except ValueError as err:
         parser.error(str(err))
     added: dict[str, list[str]] = {}
@@ -121,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
                 db=db,
                 env_options=options,
                 progress=True,
-                backend=args.backend,
+                executor=args.executor,
                 address=args.address,
             )
             timings[env_name] = time.perf_counter() - start
@@ -226,9 +226,9 @@ How to read it:
 `--add german_whist_v0=ckpt:runs/x` (repeatable, any game); a `ckpt:` agent is stored
 with the SHA-256 of its weights.
 
-**Over Ray**: `--backend ray [--address ADDR]` plays the leagues' batches as Ray tasks,
+**Over Ray**: `--executor ray [--address ADDR]` plays the leagues' batches as Ray tasks,
 on a local Ray or a cluster (`docs/scale-out.md`); each deal's seed fixes its games, so
-the tables are the same as with the local backend.
+the tables are the same as with the local executor.
 
 {chr(10).join(s + chr(10) for s in sections)}"""
 

@@ -342,11 +342,11 @@ def test_bad_db_path_is_refused_before_any_game(tmp_path, capsys):
     assert main(["league", ENV]) == 2
 
 
-def test_ray_backend_without_ray_names_what_to_install(tmp_path, capsys, monkeypatch):
+def test_ray_executor_without_ray_names_what_to_install(tmp_path, capsys, monkeypatch):
     monkeypatch.setitem(sys.modules, "ray", None)
     db = tmp_path / "r.sqlite"
     argv = ["league", ENV, "--agents", "random", "heuristic", "--db", str(db)]
-    assert main([*argv, "--backend", "ray"]) == 2
+    assert main([*argv, "--executor", "ray"]) == 2
     err = capsys.readouterr().err
     assert "ray[rllib]" in err and err.count("\n") == 1
     assert not db.exists()
@@ -354,7 +354,7 @@ def test_ray_backend_without_ray_names_what_to_install(tmp_path, capsys, monkeyp
 
 # Starting Ray takes 5-20 s (processes for its control store and workers): slow suite.
 @pytest.mark.slow
-def test_ray_backend_stores_the_same_games_as_local(tmp_path):
+def test_ray_executor_stores_the_same_games_as_local(tmp_path):
     ray = pytest.importorskip("ray")
     local, remote = tmp_path / "local.sqlite", tmp_path / "ray.sqlite"
     league.run_league(ENV, AGENTS, games=4, db=local)
@@ -364,7 +364,7 @@ def test_ray_backend_stores_the_same_games_as_local(tmp_path):
             AGENTS,
             games=4,
             db=remote,
-            backend="ray",
+            executor="ray",
             ray_init={"num_cpus": 2, "include_dashboard": False},
         )
     finally:

@@ -1,5 +1,6 @@
 """Spreading games over a Ray cluster: one place for the league, the arena and the
-strategy-tips harness (``--backend ray [--address ADDR]``).
+strategy-tips harness (``--executor ray [--address ADDR]``; the trainer's
+``parlour train --backend`` is another thing: which library trains).
 
 Each command cuts its games into jobs of a few deals (a league batch, an arena chunk, a
 tips block). `RaySession.spread` sends them to Ray as tasks, a few in flight per CPU
@@ -29,6 +30,7 @@ import json
 import os
 import socket
 import sys
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -37,7 +39,7 @@ import numpy as np
 
 from ..agents.spec import checkpoint_path, ray_playable
 
-BACKENDS = ("local", "ray")
+EXECUTORS = ("local", "ray")
 INSTALL_HINT = "pip install 'parlour[rllib]' (it brings ray[rllib])"
 #: tasks in flight per CPU of the cluster: one running, one waiting to start
 PER_CPU = 2
@@ -45,21 +47,39 @@ PER_CPU = 2
 CONNECT_TIMEOUT = 5.0
 
 class DistributedError(ValueError):
-    """Bad ``--backend``/``--address`` input, Ray missing, a cluster out of reach or
+    """Bad ``--executor``/``--address`` input, Ray missing, a cluster out of reach or
     one that failed under the run; the message is one line."""
 
 
-def check_backend(backend: str, address: str | None = None) -> None:
-    """One-line `DistributedError` for a backend other than local/ray, or an address
-    without the ray backend."""
-    if backend not in BACKENDS:
+def check_executor(executor: str, address: str | None = None) -> None:
+    """One-line `DistributedError` for an executor other than local/ray, or an
+    address without the ray executor."""
+    if executor not in EXECUTORS:
         raise DistributedError(
-            f"backend must be {' or '.join(BACKENDS)}, got {backend!r}"
+            f"executor must be {' or '.join(EXECUTORS)}, got {executor!r}"
         )
-    if address is not None and backend != "ray":
+    if address is not None and executor != "ray":
         raise DistributedError(
-            "--address is the Ray cluster's: use it with --backend ray"
+            "--address is the Ray cluster's: use it with --executor ray"
         )
+
+
+def executor_of(executor: str, backend: str | None) -> str:
+    """The executor a Python call asked for: ``executor=``, or the old keyword
+    ``backend=`` (local|ray) with a DeprecationWarning (an ``executor=`` other than
+    the default must then agree with it)."""
+    if backend is None:
+        return executor
+    warnings.warn(
+        "the keyword backend= (local|ray) is now executor=",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    if executor not in ("local", backend):
+        raise DistributedError(
+            f"executor={executor!r} and the old backend={backend!r} disagree"
+        )
+    return backend
 
 
 def import_ray() -> Any:
@@ -67,7 +87,7 @@ def import_ray() -> Any:
     try:
         import ray
     except ImportError:
-        raise DistributedError(f"--backend ray needs Ray: {INSTALL_HINT}") from None
+        raise DistributedError(f"--executor ray needs Ray: {INSTALL_HINT}") from None
     return ray
 
 
@@ -449,16 +469,16 @@ class RaySession:
 
 
 def session_for(
-    backend: str,
+    executor: str,
     address: str | None = None,
     init_kwargs: Mapping[str, Any] | None = None,
 ) -> RaySession | None:
-    """The `RaySession` of a ``backend="ray"`` command (not started yet), or None for
-    the local backend. Everything that can be told without starting Ray (the backend,
-    an address without it, Ray missing, an address nothing answers at) is refused here
-    in one line, so a command calls it before any other work."""
-    check_backend(backend, address)
-    return RaySession(address, init_kwargs) if backend == "ray" else None
+    """The `RaySession` of an ``executor="ray"`` command (not started yet), or None
+    for the local executor. Everything that can be told without starting Ray (the
+    executor, an address without it, Ray missing, an address nothing answers at) is
+    refused here in one line, so a command calls it before any other work."""
+    check_executor(executor, address)
+    return RaySession(address, init_kwargs) if executor == "ray" else None
 
 
 def _get(ray, ref) -> Any:
@@ -487,17 +507,18 @@ def chunk_size(items: int, workers: int, most: int = 50) -> int:
 
 
 __all__ = [
-    "BACKENDS",
+    "EXECUTORS",
     "DistributedError",
     "RaySession",
     "ShippedCheckpoint",
     "cached",
     "check_address",
-    "check_backend",
+    "check_executor",
     "check_function",
     "check_wire",
     "checkpoint_path",
     "chunk_size",
+    "executor_of",
     "import_ray",
     "session_for",
     "ship_checkpoints",

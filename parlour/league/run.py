@@ -80,19 +80,22 @@ def run_league(
     games: int = 20,
     db: str | Path = DEFAULT_DB,
     env_options: Mapping[str, Any] | None = None,
-    backend: str = "local",
+    executor: str = "local",
     address: str | None = None,
     batch_deals: int = BATCH_DEALS,
     progress: bool = False,
     ray_init: Mapping[str, Any] | None = None,
+    *,
+    backend: str | None = None,
 ) -> LeagueRun:
     """Play ``games`` more games at every table (rounded up to whole deals, one game per
     seating) and append them to the database ``db``.
 
-    ``backend="ray"`` plays the batches as Ray tasks (`parlour.training.distributed`:
+    ``executor="ray"`` plays the batches as Ray tasks (`parlour.training.distributed`:
     a local Ray of its own, or the cluster at ``address``; ``ray_init`` adds
     `ray.init` keyword arguments; checkpoints travel as weights). Ctrl-C stops the
     league; every finished batch is kept and the run says it was interrupted.
+    ``backend=`` is the old name of ``executor=`` (deprecated).
     """
     if not isinstance(games, int) or games < 1:
         raise LeagueError(f"games must be a positive integer, got {games!r}")
@@ -100,7 +103,8 @@ def run_league(
         raise LeagueError(
             f"batch_deals must be a positive integer, got {batch_deals!r}"
         )
-    session = distributed.session_for(backend, address, ray_init)
+    executor = distributed.executor_of(executor, backend)
+    session = distributed.session_for(executor, address, ray_init)
     env_options = dict(env_options or {})
     opts, by_name, hashes, sides = prepare(env_name, specs, env_options)
     if session is not None:
