@@ -60,6 +60,17 @@ class AgentSpec:
     sample: bool = False
     """``@sample``: sample from the policy instead of its best move"""
 
+    def __post_init__(self) -> None:
+        # a spec made in code holds what its kind's text needs, as a parsed one does
+        kind = kind_for(self.kind)
+        missing = {
+            NUMBER: self.n is None,
+            SPEC: self.inner is None,
+            PATH: not self.path,
+        }.get(kind.argument, False)
+        if missing or (self.sample and not kind.samples):
+            raise ValueError(f"not a {kind.word} spec: {self!r}")
+
     @classmethod
     def parse(cls, text: str, env_name: str | None = None) -> AgentSpec:
         """Parse a spec; one-line ValueError for a malformed one. With ``env_name``, a

@@ -96,6 +96,19 @@ def test_malformed_specs_are_refused_in_one_line(text: str, message: str) -> Non
     assert "\n" not in str(err.value)
 
 
+def test_a_spec_made_in_code_must_be_whole() -> None:
+    assert str(AgentSpec("pimc", n=3)) == "pimc:3"
+    for bad in (
+        {"kind": "pimc"},
+        {"kind": "endgame"},
+        {"kind": "ckpt"},
+        {"kind": "random", "sample": True},
+        {"kind": "wizard"},
+    ):
+        with pytest.raises(ValueError):
+            AgentSpec(**bad)
+
+
 def test_an_env_refuses_a_kind_it_has_not_naming_its_own() -> None:
     with pytest.raises(ValueError) as err:
         AgentSpec.parse("threshold:3", "german_whist_v0")

@@ -11,7 +11,7 @@ a plot). ``parlour league`` is the command; docs/leaderboard.md a board it made.
 from __future__ import annotations
 
 from .board import Leaderboard, Standing, leaderboard, leaderboards
-from .identity import agent_name, checkpoint_hash
+from .identity import agent_name, checkpoint_hash, identify
 from .ratings import fit
 from .run import LeagueRun, prepare, run_league
 from .schedule import (
@@ -61,6 +61,7 @@ __all__ = [
     "count_games",
     "deal_seed",
     "fit",
+    "identify",
     "insert_games",
     "leaderboard",
     "leaderboards",

@@ -26,6 +26,8 @@ def checkpoint_hash(
     for ``env_options`` or the one named, which changes between versions of Parlour),
     or None for an agent without one."""
     base = parse(spec).base
+    if not base.carries_weights:
+        return None
     if base.kind == "ckpt":
         from ..training import checkpoint as ckpt_io
 
@@ -43,3 +45,16 @@ def agent_name(spec: str, digest: str | None) -> str:
     """An agent's name in the league: its spec, plus the checkpoint hash if it has one
     (a run directory's latest checkpoint changes as training goes on)."""
     return spec if digest is None else f"{spec}#{digest[:12]}"
+
+
+def identify(
+    spec: str, env_name: str, env_options: Mapping[str, Any] | None = None
+) -> tuple[str, str | None]:
+    """An agent's name in the league and its weights hash (None without weights). The
+    agent is built once, which checks the spec, and named by its canonical spec."""
+    from .. import agents
+
+    agent = agents.make(spec, env_name, seed=0, env_options=dict(env_options or {}))
+    canonical = agent.spec if isinstance(agent.spec, str) else spec
+    digest = checkpoint_hash(spec, env_name, env_options)
+    return agent_name(canonical, digest), digest

@@ -14,11 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import agents as agents_mod
 from .. import envs
 from ..training import distributed
 from ..training.arena import teams_of
-from .identity import agent_name, checkpoint_hash
+from .identity import identify
 from .schedule import BATCH_DEALS, Batch, play_batch, play_batch_task, tables_for
 from .store import (
     DEFAULT_DB,
@@ -60,10 +59,7 @@ def prepare(
     by_name: dict[str, str] = {}
     hashes: dict[str, str] = {}
     for spec in specs:
-        agent = agents_mod.make(spec, env_name, seed=0, env_options=env_options)
-        canonical = agent.spec if isinstance(agent.spec, str) else spec
-        digest = checkpoint_hash(spec, env_name, env_options)
-        name = agent_name(canonical, digest)
+        name, digest = identify(spec, env_name, env_options)
         if name in by_name:
             raise LeagueError(
                 f"agents {by_name[name]!r} and {spec!r} are the same agent ({name})"
