@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 # the league is used through this one name (its database and leaderboards)
-from ..training import league
+from .. import league
 
 DEFAULT_DB = league.DEFAULT_DB
 #: seconds a writer waits for another's transaction
