@@ -6,13 +6,15 @@ A request names an agent by a spec from this list, never by a file path:
   switches), the game's other kinds (``solver``, ``pimc:N``, ``optimal``,
   ``threshold:N``; N bounded so one request cannot hold the server for long),
   ``endgame:SPEC`` for a game with an exact solver, and ``text:scripted``;
-- ``pretrained`` (and ``pretrained@sample``): the game's shipped agent;
+- ``pretrained`` (``pretrained:NAME`` a shipped model by name; ``@sample`` samples
+  from its policy): the game's shipped agent;
 - ``model:NAME`` (and ``model:NAME@sample``): a checkpoint found under a ``--models``
   directory when the server started, NAME being its path below that directory's
   name (``runs/gw`` given, ``gw/seed1`` found).
 
-Anything else (``ckpt:PATH``, ``../``, an unknown kind) is refused with
-`AgentRefused`, a one-line ValueError that the server answers with a 400 page.
+Specs are read by `parlour.agents.parse`. Anything else (``ckpt:PATH``, ``../``, a
+kind the game has not) is refused with `AgentRefused`, a one-line ValueError that the
+server answers with a 400 page.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from .. import envs
+from ..agents import kinds, parse
 
 #: the largest N of the game's ``kind:N`` agents a request may ask for (PIMC worlds,
 #: a dice threshold); a PIMC bot's time per move grows with N
@@ -82,16 +85,16 @@ class AllowList:
 
     def resolve(self, spec: str, env_name: str) -> str:
         """The spec `parlour.agents.make` builds for a requested one; `AgentRefused`
-        when it is not on the list."""
+        when it is not on the list, ValueError when it is malformed."""
         spec = spec.strip()
         if not _SPEC.match(spec):
             raise AgentRefused(
                 f"agent {spec[:40]!r} is not on this server's list (letters, digits "
                 "and : + , @ . - _ only)"
             )
-        record = envs.record(env_name)
-        kind, _, arg = spec.partition(":")
-        if kind == "model":
+        envs.record(env_name)
+        word, _, arg = spec.partition(":")
+        if word == "model":
             name, at, mode = arg.rpartition("@") if "@" in arg else (arg, "", "")
             if name not in self.models or (at and mode != "sample"):
                 raise AgentRefused(
@@ -99,25 +102,36 @@ class AllowList:
                     f"{', '.join(self.models) or 'none (start with --models DIR)'}"
                 )
             return f"ckpt:{self.models[name]}" + ("@sample" if at else "")
+        if word == "endgame" and arg:
+            # the inner agent is checked (and a model found) on its own
+            resolved = f"endgame:{self.resolve(arg, env_name)}"
+            parse(resolved, env_name)  # a game without an exact solver refuses it
+            return resolved
         if "/" in spec or ".." in spec:
             raise AgentRefused(
                 "an agent is named from the server's list, never by a path"
             )
-        if kind == "endgame" and record.exact_moves and arg:
-            return f"endgame:{self.resolve(arg, env_name)}"
-        if kind in ("random", "text") or kind.startswith("pretrained"):
-            return spec
-        if kind == "heuristic" and record.heuristic:
-            return spec
-        extra = {k.partition(":")[0]: k for k in record.extra_kinds}
-        if kind in extra:
-            if kind in MAX_N and arg.isdigit() and int(arg) > MAX_N[kind]:
-                raise AgentRefused(f"{kind}:N takes N up to {MAX_N[kind]} here")
-            return spec
-        raise AgentRefused(
-            f"agent {spec!r} is not on this server's list for {env_name}; use one "
-            f"of: {', '.join(self.choices(env_name))}"
-        )
+        kind = kinds().get(word)
+        if kind is None or not kind.accepts(env_name):
+            raise AgentRefused(
+                f"agent {spec!r} is not on this server's list for {env_name}; use "
+                f"one of: {', '.join(self.choices(env_name))}"
+            )
+        parsed = parse(spec, env_name)  # a malformed argument: ValueError
+        if parsed.checkpoint_path is not None:
+            raise AgentRefused(
+                "an agent is named from the server's list, never by a path "
+                "(checkpoints: model:NAME, listed on the start page)"
+            )
+        if (
+            parsed.kind in MAX_N
+            and parsed.n is not None
+            and parsed.n > MAX_N[parsed.kind]
+        ):
+            raise AgentRefused(
+                f"{parsed.kind}:N takes N up to {MAX_N[parsed.kind]} here"
+            )
+        return str(parsed)
 
 
 __all__ = ["MAX_N", "AgentRefused", "AllowList", "scan_models"]

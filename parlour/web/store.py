@@ -210,7 +210,7 @@ class Store:
 
     def leaderboards(self, env_name: str) -> list[Any]:
         """The league's leaderboards of an env, one per option set
-        (`parlour.training.league.leaderboards`)."""
+        (`parlour.league.leaderboards`)."""
         return league.leaderboards(self.path, env_name)
 
     # --- imported records -------------------------------------------------------------
