@@ -32,7 +32,7 @@ from parlour import envs
 from parlour.cli import main as cli_main
 from parlour.envs.core.cards import cards_in
 from parlour.training import pretrained
-from parlour.web.app import create_app, running
+from parlour.web.app import LOOPBACK_HOSTS, create_app, running
 from parlour.web.games import move_label, public_move
 from parlour.web.service import Parlour
 
@@ -324,6 +324,17 @@ def test_bad_moves_are_refused(served) -> None:
     r = client.post(f"/game/{gid}/move", data={"action": legal[0], "ply": "999"})
     assert r.status_code == 409 and "over" in r.text
     assert RESULT in client.get(f"/game/{gid}").text
+
+
+def test_a_loopback_server_answers_only_to_loopback_names(tmp_path) -> None:
+    """What ``parlour serve`` does on 127.0.0.1: another Host header (a DNS name
+    pointed at 127.0.0.1 by another site) gets a 400."""
+    app = create_app(Parlour(tmp_path / "league.sqlite"), LOOPBACK_HOSTS)
+    with running(app) as base, httpx.Client(base_url=base, timeout=60) as client:
+        assert client.get("/healthz").text == "ok"
+        assert client.get("/healthz", headers={"Host": "localhost:80"}).text == "ok"
+        r = client.get("/healthz", headers={"Host": "rebound.example"})
+        assert r.status_code == 400
 
 
 # --- agents ---------------------------------------------------------------------------

@@ -13,7 +13,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     try:
         import uvicorn
 
-        from ..web.app import create_app
+        from ..web.app import LOOPBACK_HOSTS, create_app
     except ImportError as err:
         raise UsageError(
             f"parlour serve needs the web extra ({err.name} is missing): "
@@ -24,7 +24,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if args.port > 65535:
         raise UsageError(f"--port must be 0..65535, got {args.port}")
     parlour = Parlour(args.db, args.models or (), args.records or ())
-    app = create_app(parlour)
+    loopback = args.host in ("127.0.0.1", "::1", "localhost")
+    app = create_app(parlour, allowed_hosts=LOOPBACK_HOSTS if loopback else None)
     config = uvicorn.Config(
         app, host=args.host, port=args.port, log_level=args.log_level
     )
@@ -36,7 +37,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     print(f"Parlour is serving at http://{shown}:{port}/ (database {args.db})")
     if parlour.imported:
         print(f"imported {parlour.imported} game records")
-    if host not in ("127.0.0.1", "::1", "localhost"):
+    if not loopback:
         print(
             f"warning: listening on {host}: anyone who can reach this machine can "
             "play here",

@@ -21,7 +21,7 @@ import logging
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -30,6 +30,8 @@ from urllib.parse import quote, urlencode
 from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse
 from starlette.routing import Mount, Route
@@ -88,8 +90,12 @@ def _options(request: Request) -> dict[str, Any]:
         raise ValueError(str(err)) from None
 
 
-def create_app(parlour: Parlour) -> Starlette:
-    """The web app serving ``parlour``'s games."""
+def create_app(
+    parlour: Parlour, allowed_hosts: Sequence[str] | None = None
+) -> Starlette:
+    """The web app serving ``parlour``'s games; with ``allowed_hosts``, a request
+    whose Host header names another host gets a 400 (a page on another site cannot
+    reach a loopback server through a DNS name of its own)."""
     plots: dict[tuple[str, int], str] = {}
     plot_lock = threading.Lock()
 
@@ -268,7 +274,12 @@ def create_app(parlour: Parlour) -> Starlette:
         HTTPException: on_http,
         Exception: on_crash,
     }
-    app = Starlette(routes=routes, exception_handlers=handlers)
+    middleware = []
+    if allowed_hosts is not None:
+        middleware.append(
+            Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))
+        )
+    app = Starlette(routes=routes, exception_handlers=handlers, middleware=middleware)
     app.state.parlour = parlour
     return app
 
@@ -311,4 +322,7 @@ def _plot_uri(board: Any) -> str:
     return "data:image/svg+xml;base64," + base64.b64encode(data).decode()
 
 
-__all__ = ["create_app", "running"]
+#: the names a loopback server answers to
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
+
+__all__ = ["LOOPBACK_HOSTS", "create_app", "running"]
