@@ -1,10 +1,12 @@
 """The distribution ships every subpackage, and nothing installs top-level envs/agents
-modules."""
+modules; the version has one source."""
 
 from __future__ import annotations
 
 import tomllib
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 TOP = {
@@ -12,6 +14,7 @@ TOP = {
     "envs": "parlour.envs",
     "agents": "parlour.agents",
     "training": "parlour.training",
+    "configs": "parlour.configs",
 }
 
 
@@ -27,4 +30,25 @@ def test_every_package_directory_is_listed():
     assert found == listed, (
         f"missing: {sorted(found - listed)}, extra: {sorted(listed - found)}"
     )
-    assert not {"envs", "agents", "training"} & listed
+    assert not {"envs", "agents", "training", "configs"} & listed
+
+
+def test_version_comes_from_pyproject():
+    """``parlour.__version__`` (and ``parlour --version``) is pyproject's version, read
+    back from the installed metadata; an env's version is its name's _vN."""
+    import parlour
+    from parlour.cli import build_parser
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert parlour.__version__ == project["version"]
+    assert build_parser()._option_string_actions["--version"].version == (
+        f"parlour {project['version']}"
+    )
+    assert parlour.versions("herzeln_v0") == {
+        "parlour_version": project["version"],
+        "env": "herzeln_v0",
+        "env_version": 0,
+    }
+    assert parlour.env_version("chess_v12") == 12
+    with pytest.raises(ValueError, match="_vN"):
+        parlour.env_version("chess")

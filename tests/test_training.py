@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 import torch
 
+import parlour
 from parlour import envs
 from parlour.agents import make as make_agent
 from parlour.cli import main as cli
@@ -66,6 +67,10 @@ def test_run_directory_contents(trained):
     assert (run / "learning_curve.png").stat().st_size > 1000
     latest = json.loads((run / ckpt_io.LATEST).read_text())["checkpoint"]
     assert (run / latest) == trained.checkpoint
+    # the versions the run depends on: Parlour's and the env's _vN
+    manifest = json.loads((trained.checkpoint / ckpt_io.MANIFEST).read_text())
+    assert manifest["versions"]["parlour"] == parlour.__version__
+    assert manifest["env_version"] == 0
 
 
 def test_numpy_actor_matches_torch_policy(trained):

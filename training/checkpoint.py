@@ -29,6 +29,8 @@ from typing import Any
 
 import numpy as np
 
+from .. import env_version
+
 FORMAT = "parlour-checkpoint"
 FORMAT_VERSION = 2  # 2: the manifest's own hash
 WEIGHTS = "weights.pt"
@@ -155,6 +157,8 @@ def save(
             "weights_sha256": _sha256(weights),
             "versions": package_versions(),
         }
+        if "env" in data:  # the env's _vN beside Parlour's version (docs/versions.md)
+            data["env_version"] = env_version(data["env"])
         data["manifest_sha256"] = manifest_digest(data)
         write_json_atomic(tmp / MANIFEST, data)
         if final.exists():
