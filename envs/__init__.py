@@ -3,12 +3,13 @@
 Each game's package under ``envs/`` declares its `GameRecord` as ``GAME``
 (`envs/core/record.py`); `names`, `record` and `VARIANTS` are read from those records.
 
->>> from parlour import envs
->>> envs.names()[:2]
-['forty_fives_v0', 'fuenfzehn_tot_v0']
->>> envs.record("german_whist_v0").title
-'German Whist'
->>> env = envs.make("german_whist_v0", variant="honeymoon")
+Examples:
+    >>> from parlour import envs
+    >>> envs.names()[:2]
+    ['forty_fives_v0', 'fuenfzehn_tot_v0']
+    >>> envs.record("german_whist_v0").title
+    'German Whist'
+    >>> env = envs.make("german_whist_v0", variant="honeymoon")
 """
 
 from __future__ import annotations

@@ -52,3 +52,17 @@ def test_version_comes_from_pyproject():
     assert parlour.env_version("chess_v12") == 12
     with pytest.raises(ValueError, match="_vN"):
         parlour.env_version("chess")
+
+
+def test_citation_and_changelog_name_this_version():
+    """CITATION.cff (CFF 1.2.0) cites the version pyproject declares; the changelog has
+    an Unreleased section and one for every released version up to this one."""
+    import yaml
+
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    citation = yaml.safe_load((ROOT / "CITATION.cff").read_text(encoding="utf-8"))
+    assert citation["cff-version"] == "1.2.0"
+    assert str(citation["version"]) == version
+    assert citation["title"] and citation["authors"] and citation["message"]
+    changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    assert "## Unreleased" in changelog and f"## {version} " in changelog
