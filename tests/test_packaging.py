@@ -3,6 +3,8 @@ modules; the version has one source."""
 
 from __future__ import annotations
 
+import re
+import subprocess
 import tomllib
 from pathlib import Path
 
@@ -66,3 +68,35 @@ def test_citation_and_changelog_name_this_version():
     assert citation["title"] and citation["authors"] and citation["message"]
     changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
     assert "## Unreleased" in changelog and f"## {version} " in changelog
+
+
+# paths that lie outside a clone of the repository (the rule texts' files among them)
+OUTSIDE = re.compile(
+    r"\.\./shared\b|\bshared/(seeds|rules-notes|conventions|house-style)|/work/"
+    r"|\b\d{3}_[0-9a-f]{16}\.txt\b"
+)
+
+
+def test_repository_names_no_path_outside_itself():
+    """No README, doc, docstring, comment, test, config or generated report names a
+    file outside the repository: rule books are cited by title (docs/conventions.md)."""
+    listed = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split("\n")
+    found = []
+    here = Path(__file__).resolve().relative_to(ROOT).as_posix()  # holds the pattern
+    for rel in filter(None, listed):
+        path = ROOT / rel
+        if rel == here:
+            continue
+        if path.suffix in {".pt", ".png", ".sqlite"} or not path.is_file():
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        for number, line in enumerate(text.splitlines(), 1):
+            if OUTSIDE.search(line):
+                found.append(f"{rel}:{number}: {line.strip()[:80]}")
+    assert not found, "\n".join(found)

@@ -1,8 +1,8 @@
 """Forty-Fives, Twenty-Five, Auction Forty-Fives (120) and One Hundred and Ten: the
 engine.
 
-Implements seed ``003_413a098292a99e2d.txt`` (German) with its lost trump table and
-every gap resolved as in ``shared/rules-notes.md`` §1; ``docs/games/forty_fives.md``
+Implements the rule book *Forty-Fives: Ausführliche Regeln* (German) with its lost trump
+table and every gap resolved as in the rules notes §1; ``docs/games/forty_fives.md``
 lists each rule with the sentence it rests on. Plain Python, no RNG: the deal is a
 sequence of chance outcomes (the first dealer, then the cards in the order they are
 dealt: packets of 3 then 2 to each player from the dealer's left, the auction kitty

@@ -1,4 +1,4 @@
-"""Fünfzehn – tot, the dice game (seed 002)."""
+"""Fünfzehn – tot, the dice game."""
 
 from ..core.record import GameRecord
 from .env import env, raw_env

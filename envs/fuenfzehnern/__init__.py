@@ -1,4 +1,4 @@
-"""Fünfzehnern (seed 000): 4 or 3 players, strict or relaxed lead rules, Zwang,
+"""Fünfzehnern: 4 or 3 players, strict or relaxed lead rules, Zwang,
 sessions."""
 
 from ..core.record import GameRecord

@@ -1,7 +1,7 @@
 """Fünfzehnern: the rules engine.
 
-Implements seed ``000_c8a79f0352b09240.txt`` with the gaps resolved as in
-``shared/rules-notes.md`` §3; ``docs/games/fuenfzehnern.md`` lists every rule with the
+Implements the rule book (*How to Play Fünfzehnern*) with the gaps resolved as in
+the rules notes §3; ``docs/games/fuenfzehnern.md`` lists every rule with the
 sentence it rests on. Plain Python, no RNG: the first dealer and the deal are chance
 outcomes (the dealer, then the cards to seats 0, 1, …, n-1, 0, 1, …), so tests and
 ``reset(options={"deal": …})`` can force any deal.

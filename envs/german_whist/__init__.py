@@ -1,4 +1,4 @@
-"""German Whist and Honeymoon Whist (seed 004)."""
+"""German Whist and Honeymoon Whist."""
 
 from ..core.record import GameRecord
 from .env import env, raw_env

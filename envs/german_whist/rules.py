@@ -1,7 +1,7 @@
 """German Whist and Honeymoon Whist: the rules engine.
 
-Implements seed ``004_d8444d2889c5bb38.txt`` with the gaps resolved as in
-``shared/rules-notes.md`` §2; ``docs/games/german_whist.md`` lists every rule with the
+Implements the rule book *German Whist* (a rules summary) with the gaps resolved as in
+the rules notes §2; ``docs/games/german_whist.md`` lists every rule with the
 sentence it rests on. Plain Python, no RNG: the deal is a sequence of chance outcomes
 (first dealer, then the cards in the order hand 0, hand 1, stock from the top), so tests
 and ``reset(options={"deal": …})`` can force any deal.

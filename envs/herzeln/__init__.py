@@ -1,4 +1,4 @@
-"""Herzeln, the eight-contract partie for 3 and 4 players (seed 001)."""
+"""Herzeln, the eight-contract partie for 3 and 4 players."""
 
 from ..core.record import GameRecord
 from .env import env, raw_env

@@ -1,7 +1,7 @@
 """Herzeln: the rules engine for the eight-contract partie (3 or 4 players).
 
-Implements seed ``001_f4a3b1d029e2542f.txt`` (the English Wikipedia text on Herzeln,
-after the Piatnik rule book) with its gaps resolved as in ``shared/rules-notes.md`` §4;
+Implements the rule book (the English Wikipedia text on Herzeln, after the Piatnik
+rule book) with its gaps resolved as in the rules notes §4;
 ``docs/games/herzeln.md`` lists every rule with the sentence it rests on. Plain Python,
 no RNG: the deal is a sequence of chance outcomes (the first dealer, then each deal's
 cards in the order hand 0, hand 1, …), so tests and ``reset(options={"deal": …})`` can

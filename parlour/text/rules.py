@@ -6,7 +6,7 @@ game's options as the engine holds them, so a variant's prompt states that varia
 rules (Honeymoon Whist's jokers, the auction's bidding, Fünfzehnern's relaxed lead
 rules, a single Herzeln contract, a switched-off Fünfzehn – tot rule). Card and move
 names in the summaries are the canonical ones that the legal-move list uses
-(``shared/conventions.md``).
+(``docs/conventions.md``).
 """
 
 from __future__ import annotations
