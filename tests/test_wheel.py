@@ -15,6 +15,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tarfile
 import tomllib
 import zipfile
 from pathlib import Path
@@ -76,6 +77,16 @@ def test_wheel_holds_every_package_file(dists):
             "parlour/models/german_whist_v0/weights.pt"} <= names  # fmt: skip
     outside = {n.split("/")[0] for n in names} - {"parlour"}
     assert outside == {dists["wheel"].name.split("-py3")[0] + ".dist-info"}
+
+
+def test_sdist_holds_the_project_files(dists):
+    """The sdist carries the configs, the models, the licence, the changelog and the
+    citation beside the sources."""
+    with tarfile.open(dists["sdist"]) as tar:
+        names = {n.split("/", 1)[1] for n in tar.getnames() if "/" in n}
+    assert {"pyproject.toml", "README.md", "LICENSE", "CHANGELOG.md", "CITATION.cff",
+            "configs/german_whist_v0.batch.yaml", "configs/tips/forty_fives_v0.yaml",
+            "parlour/models/herzeln_v0/weights.pt"} <= names  # fmt: skip
 
 
 def _fresh_venv(tmp_path: Path, wheel: Path) -> Path:
