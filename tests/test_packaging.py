@@ -4,7 +4,6 @@ modules; the version has one source."""
 from __future__ import annotations
 
 import re
-import subprocess
 import tomllib
 from pathlib import Path
 
@@ -77,23 +76,14 @@ OUTSIDE = re.compile(
 )
 
 
-def test_repository_names_no_path_outside_itself():
+def test_repository_names_no_path_outside_itself(repo_files):
     """No README, doc, docstring, comment, test, config or generated report names a
     file outside the repository: rule books are cited by title (docs/conventions.md)."""
-    listed = subprocess.run(
-        ["git", "ls-files", "--cached", "--others", "--exclude-standard"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.split("\n")
     found = []
     here = Path(__file__).resolve().relative_to(ROOT).as_posix()  # holds the pattern
-    for rel in filter(None, listed):
+    for rel in repo_files:
         path = ROOT / rel
-        if rel == here:
-            continue
-        if path.suffix in {".pt", ".png", ".sqlite"} or not path.is_file():
+        if rel == here or path.suffix in {".pt", ".png", ".sqlite"}:
             continue
         text = path.read_text(encoding="utf-8", errors="replace")
         for number, line in enumerate(text.splitlines(), 1):

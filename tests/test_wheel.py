@@ -29,18 +29,6 @@ NOT_SOURCE = (".git", ".venv", "build", "dist", "runs", "site", "*.egg-info",
               "__pycache__", ".pytest_cache", ".ruff_cache")  # fmt: skip
 
 
-def _source_files() -> list[str]:
-    """The checkout's files (tracked or not yet added, never ignored ones)."""
-    out = subprocess.run(
-        ["git", "ls-files", "--cached", "--others", "--exclude-standard"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    return [line for line in out.splitlines() if (ROOT / line).is_file()]
-
-
 @pytest.fixture(scope="module")
 def dists(tmp_path_factory) -> dict[str, Path]:
     """The sdist and the wheel built from it, as ``python -m build`` makes them."""
@@ -59,14 +47,14 @@ def dists(tmp_path_factory) -> dict[str, Path]:
     return {"sdist": sdist, "wheel": wheel}
 
 
-def test_wheel_holds_every_package_file(dists):
+def test_wheel_holds_every_package_file(dists, repo_files):
     """Every file under a package folder (modules, configs/ presets and tips
     hypotheses, parlour/models/, templates, assets) is in the wheel built from the
     sdist, at its package path; nothing else lands outside ``parlour/``."""
     package_dir = PYPROJECT["tool"]["setuptools"]["package-dir"]
     folders = {folder: pkg.replace(".", "/") for pkg, folder in package_dir.items()}
     expected = set()
-    for rel in _source_files():
+    for rel in repo_files:
         for folder, target in folders.items():
             if rel.startswith(folder + "/"):
                 expected.add(target + rel[len(folder) :])
