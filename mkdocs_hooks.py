@@ -13,7 +13,9 @@ import posixpath
 import re
 from pathlib import Path
 
+from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import File, Files
+from mkdocs.structure.pages import Page
 
 ROOT = Path(__file__).resolve().parent
 _CARD_LINK = re.compile(r"\]\(((?:\.\./)+)parlour/models/([^/)]+)/card\.md\)")
@@ -34,14 +36,16 @@ def _sources() -> dict[str, str]:
     return pages
 
 
-def on_files(files: Files, config) -> Files:
+def on_files(files: Files, config: MkDocsConfig) -> Files:
     """Add the generated pages."""
     for path, text in _sources().items():
         files.append(File.generated(config, path, content=text))
     return files
 
 
-def on_page_markdown(markdown: str, page, config, files) -> str:
+def on_page_markdown(
+    markdown: str, page: Page, config: MkDocsConfig, files: Files
+) -> str:
     """Point links to an agent card in the repository at the card's page."""
     here = posixpath.dirname(page.file.src_uri)
 

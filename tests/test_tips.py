@@ -61,6 +61,18 @@ def test_config_quotes_the_game_page(env):
             assert h.gloss, f"{h.name}: a German sentence needs an English gloss"
 
 
+def test_tips_file_must_cite_its_rule_book(tmp_path, monkeypatch):
+    """A hypotheses file without ``source`` (the rule book it quotes) is refused."""
+    text = (tips.CONFIG_DIR / "german_whist_v0.yaml").read_text(encoding="utf-8")
+    uncited = "\n".join(
+        line for line in text.splitlines() if not line.startswith("source:")
+    )
+    (tmp_path / "german_whist_v0.yaml").write_text(uncited, encoding="utf-8")
+    monkeypatch.setattr("parlour.training.tips.config.CONFIG_DIR", tmp_path)
+    with pytest.raises(ValueError, match="source"):
+        tips.load_config("german_whist")
+
+
 def test_unknown_game_and_tip():
     with pytest.raises(ValueError, match="games with a tips file"):
         tips.load_config("skat")
