@@ -20,6 +20,7 @@ import ray
 import torch
 import yaml
 
+from parlour import envs
 from parlour.cli import main as cli
 from parlour.integrations import rllib as prl
 from parlour.training import checkpoint as ckpt_io
@@ -226,6 +227,7 @@ def test_tiny_run_checkpoint_interrupt_and_resume(
         assert torch.equal(saved.tensors["rllib_module"][key], value), key
     assert saved.manifest["snapshots"] == ["self@256"]
     assert saved.manifest["backend"] == "rllib"
+    assert saved.manifest["fingerprint"] == envs.fingerprint("german_whist_v0")
     runners = json.loads((run_dir / rllib_backend.RUNNERS_FILE).read_text())
     assert [r["worker_index"] for r in runners["runners"]] == [1]
 
