@@ -335,16 +335,17 @@ def _check_tensors(manifest: dict[str, Any], tensors: Any, path: Path) -> None:
     the manifest describes."""
     import torch
 
+    from .policy import actor_state
+
     policy = tensors.get("policy") if isinstance(tensors, dict) else None
     if not isinstance(policy, dict) or not policy:
         raise CheckpointError(f"{path} holds no 'policy' tensors")
     sizes = [manifest["observation_size"], *manifest["net_arch"]]
-    want = {}
-    for i in range(len(manifest["net_arch"])):
-        want[f"mlp_extractor.policy_net.{2 * i}.weight"] = (sizes[i + 1], sizes[i])
-        want[f"mlp_extractor.policy_net.{2 * i}.bias"] = (sizes[i + 1],)
-    want["action_net.weight"] = (manifest["num_actions"], sizes[-1])
-    want["action_net.bias"] = (manifest["num_actions"],)
+    actions = manifest["num_actions"]
+    want = actor_state(
+        [((b, a), (b,)) for a, b in zip(sizes, sizes[1:], strict=False)],
+        ((actions, sizes[-1]), (actions,)),
+    )
     for key, shape in want.items():
         tensor = policy.get(key)
         if not isinstance(tensor, torch.Tensor):
@@ -427,3 +428,10 @@ def to_numpy(state_dict: Mapping[str, Any]) -> dict[str, np.ndarray]:
     return {
         k: v.detach().cpu().numpy().astype(np.float32) for k, v in state_dict.items()
     }
+
+
+def to_torch(arrays: Mapping[str, np.ndarray]) -> dict[str, Any]:
+    """Numpy arrays as torch tensors (contiguous copies where they are views)."""
+    import torch
+
+    return {k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in arrays.items()}
