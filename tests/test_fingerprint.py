@@ -12,6 +12,7 @@ import pytest
 
 from parlour import envs
 from parlour.envs.core import fingerprint as fp
+from parlour.envs.core.engine import Game
 
 VARIANTS = [(name, options) for name in envs.names() for options in envs.VARIANTS[name]]
 
@@ -33,6 +34,7 @@ def _altered(name: str, alter) -> tuple[dict, dict]:
 @pytest.mark.parametrize(("name", "options"), VARIANTS)
 def test_every_variant_has_a_fingerprint_of_json_tables(name, options):
     game = _game(name, options)
+    assert type(game).rule_tables is not Game.rule_tables  # each game gives its own
     tables = game.rule_tables()
     assert tables and json.loads(json.dumps(tables, allow_nan=False)) is not None
     if hasattr(game, "deck"):
