@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import envs
+
 CARD_NAMES = (
     "Cards are named rank then suit: ranks A K Q J 10 9 8 7 6 5 4 3 2, suits "
     "S (spades) H (hearts) D (diamonds) C (clubs); QS is the queen of spades, 10H the "
@@ -336,10 +338,8 @@ def summary(game: Any) -> str:
 
 
 def record_hook(game: Any, hook: str, what: str) -> Any:
-    """A text hook of the engine's game record; ValueError naming the games that have
-    it when its game has none."""
-    from .. import envs
-
+    """A hook of the engine's game record (`parlour.envs.GameRecord`), loaded;
+    ValueError naming the games that have it when the engine's game has none."""
     if game.name in envs.names() and getattr(envs.record(game.name), hook):
         return envs.record(game.name).load(hook)
     having = [r.name for r in envs.records() if getattr(r, hook)]
