@@ -119,7 +119,7 @@ def test_other_options_are_refused_with_the_options_it_was_trained_for(models):
     message = str(err.value)
     assert "\n" not in message
     assert "trained for -o variant=german, not variant=honeymoon" in message
-    with pytest.raises(ValueError, match="pretrained takes no options"):
+    with pytest.raises(ValueError, match="no pretrained agent named x is shipped"):
         agents.make("pretrained:x", ENV)
 
 
@@ -163,7 +163,7 @@ def test_cli_arena_play_eval_and_list(models, tmp_path, monkeypatch, capsys):
 def test_league_stores_pretrained_with_its_weights_hash(models, tmp_path):
     import sqlite3
 
-    from parlour.training import league
+    from parlour import league
 
     db = tmp_path / "l.sqlite"
     league.run_league(ENV, ["pretrained", "random"], games=2, db=db)
@@ -182,7 +182,7 @@ def test_a_model_per_variant_is_chosen_by_the_game_options(models, tmp_path, cap
     assert pretrained.models_of(ENV) == [models / ENV, out]
     assert pretrained.model_dir(ENV) == models / ENV
     assert pretrained.model_dir(ENV, {"variant": "honeymoon"}) == out
-    from parlour.training import league
+    from parlour import league
 
     # each variant's pretrained is its own model, with its own weights in a league
     honeymoon = league.checkpoint_hash("pretrained", ENV, {"variant": "honeymoon"})
@@ -190,6 +190,16 @@ def test_a_model_per_variant_is_chosen_by_the_game_options(models, tmp_path, cap
         "weights_sha256"
     ]
     assert honeymoon != league.checkpoint_hash("pretrained", ENV)
+    # pretrained:NAME names a model: the honeymoon one, asked for by its name
+    named = f"pretrained:{ENV}.honeymoon"
+    options = {"variant": "honeymoon"}
+    assert league.checkpoint_hash(named, ENV, options) == honeymoon
+    bot = agents.make(f"{named}@sample", ENV, seed=0, env_options=options)
+    assert bot.spec == f"{named}@sample" and not bot.deterministic
+    with pytest.raises(ValueError, match="trained with options|trained for"):
+        agents.make(named, ENV)  # the default options: not that model's game
+    with pytest.raises(ValueError, match=f"{named} plays {ENV}, not herzeln_v0"):
+        agents.make(named, "herzeln_v0")
     run_arena(
         ENV, ["pretrained", "random"], games=2, env_options={"variant": "honeymoon"}
     )

@@ -137,11 +137,26 @@ def model_dir(env_name: str, env_options: Mapping[str, Any] | None = None) -> Pa
 
 
 def manifest(
-    env_name: str, env_options: Mapping[str, Any] | None = None
+    env_name: str,
+    env_options: Mapping[str, Any] | None = None,
+    name: str | None = None,
 ) -> dict[str, Any]:
-    """The manifest of the model for these options (read only, not verified: `agent`
-    verifies)."""
-    return _read_manifest(model_dir(env_name, env_options))
+    """The manifest of the model for these options, or of the model ``name`` (read
+    only, not verified: `agent` verifies)."""
+    return _read_manifest(_model_for(env_name, env_options, name))
+
+
+def _model_for(
+    env_name: str, env_options: Mapping[str, Any] | None, name: str | None
+) -> Path:
+    """`model_dir`, or the model ``name``, refused for another env."""
+    if name is None:
+        return model_dir(env_name, env_options)
+    directory = named(name)
+    plays = _read_manifest(directory)["env"]
+    if plays != env_name:
+        raise ValueError(f"pretrained:{name} plays {plays}, not {env_name}")
+    return directory
 
 
 def agent(
@@ -149,16 +164,21 @@ def agent(
     env_options: Mapping[str, Any] | None = None,
     seed: int | None = None,
     deterministic: bool = True,
+    name: str | None = None,
 ):
-    """The shipped agent of an env for its options (a `CheckpointAgent` named
-    ``pretrained``)."""
+    """The shipped agent of an env for its options, or the shipped model ``name`` (a
+    `CheckpointAgent` named ``pretrained`` or ``pretrained:NAME``)."""
     from ..agents.checkpoint import CheckpointAgent
 
-    directory = model_dir(env_name, env_options)
+    directory = _model_for(env_name, env_options, name)
     loaded = CheckpointAgent(
         str(directory), env_name, env_options, seed=seed, deterministic=deterministic
     )
-    loaded.spec = "pretrained" + ("" if deterministic else "@sample")
+    loaded.spec = (
+        "pretrained"
+        + ("" if name is None else f":{name}")
+        + ("" if deterministic else "@sample")
+    )
     return loaded
 
 
