@@ -32,6 +32,7 @@ GENERIC_FILES = [
     "tests/test_ecosystem.py",
     "tests/test_text.py",
     "tests/test_openspiel.py",
+    "tests/test_fingerprint.py",
 ]
 
 
