@@ -122,10 +122,20 @@ def game_options(name: str, options: dict[str, Any] | None = None) -> dict[str, 
     return out
 
 
+def fingerprint(name: str, options: dict[str, Any] | None = None) -> dict[str, str]:
+    """The rules fingerprint of an env with ``options`` (`core.fingerprint`): short
+    SHA-256s of its game options, actions, rule tables, observation layout and sample
+    games, and their digest; checkpoints carry it."""
+    from .core.fingerprint import fingerprint as compute
+
+    return compute(name, options)
+
+
 __all__ = [
     "VARIANTS",
     "GameRecord",
     "IllegalActionError",
+    "fingerprint",
     "game_options",
     "make",
     "module",

@@ -710,7 +710,7 @@ def test_agent_specs() -> None:
         ("threshold:0", "1..15"),
         ("optimal:fast", "takes no options"),
         ("heuristic:+greedy", "unknown switch.*valid: lookahead"),
-        ("wizard", "unknown agent spec 'wizard'.*threshold:N or optimal"),
+        ("wizard", "unknown agent kind 'wizard' for fuenfzehn_tot_v0; .*threshold:N"),
     ]:
         with pytest.raises(ValueError, match=message):
             agents.make(spec, ENV)

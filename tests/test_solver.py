@@ -484,7 +484,7 @@ def test_specs_build_the_bots() -> None:
         ("pimc:0", "1..1000"),
         ("pimc:5000", "1..1000"),
         ("solver:3", "no options"),
-        ("oracle", "solver or pimc:N"),
+        ("oracle", "unknown agent kind 'oracle' for german_whist_v0; .*solver, pimc:N"),
     ],
 )
 def test_bad_specs_raise(spec: str, message: str) -> None:

@@ -107,7 +107,7 @@ def _fresh_venv(tmp_path: Path, wheel: Path) -> Path:
 def test_installed_wheel_runs_every_command(dists, tmp_path):
     """From an empty directory with only the wheel installed: list, arena with the
     pretrained agent, train with every preset (tiny budgets) and a user's own config
-    file, eval, tips, league, play with scripted input, dice-table."""
+    file, eval, tips, league, play with scripted input, dice-table, new-game."""
     venv = _fresh_venv(tmp_path, dists["wheel"])
     work = tmp_path / "empty"
     work.mkdir()
@@ -178,3 +178,7 @@ def test_installed_wheel_runs_every_command(dists, tmp_path):
     assert "Legal: " in played and "Bye." in played
     assert "stand" in parlour("dice-table", "--half", "2", "--plot", "table.png")
     assert (work / "table.png").stat().st_size > 1000
+    # the new-game templates are package data too
+    (work / "games").mkdir()
+    parlour("new-game", "toy_v0", "--envs-dir", "games")
+    assert (work / "games" / "toy" / "rules.py").stat().st_size > 1000

@@ -208,6 +208,30 @@ class FortyFives(Dealing, Auction, TrickPlay, Scoring, Invariants, Game[State]):
         """The seats of each side (the arena and the rewards use them)."""
         return [t[:] for t in self._teams]
 
+    def rule_tables(self) -> dict[str, Any]:
+        """The card orders, the trump sets, the points and bids, the sides and the
+        deal's order (`Game.rule_tables`)."""
+        return {
+            **super().rule_tables(),
+            "trump_order": TRUMP_ORDER,
+            "plain_order": PLAIN_ORDER,
+            "strength": STRENGTH,
+            "trump_mask": TRUMP_MASK,
+            "plain_mask": PLAIN_MASK,
+            "top_trumps": TOP_TRUMPS,
+            "protected": PROTECTED,
+            "trick_points": TRICK_POINTS,
+            "bonus_points": BONUS_POINTS,
+            "bid_levels": list(BID_LEVELS),
+            "targets": TARGETS,
+            "hand_size": HAND_SIZE,
+            "kitty_size": KITTY_SIZE,
+            "packets": list(self.packets),
+            "teams": self._teams,
+            "deal_destinations": self._dest,
+            "cap": self.cap,
+        }
+
     def new_state(self) -> State:
         return State(self.num_players, self.num_teams)
 

@@ -496,6 +496,20 @@ class FuenfzehnTot(Game[State]):
     def utility_bounds(self) -> tuple[float, float]:
         return -1.0, (1.0 / (self.num_players - 1) if self.zero_sum else 0.0)
 
+    def rule_tables(self) -> dict[str, Any]:
+        """The die, the limits of rules 1 and 2, the turn's legal actions by total
+        and rolls, and the pay-out (`Game.rule_tables`)."""
+        return {
+            **super().rule_tables(),
+            "faces": list(FACES),
+            "limit": LIMIT,
+            "must_stand": MUST_STAND,
+            "must_roll": MUST_ROLL,
+            "third_roll": THIRD_ROLL,
+            "legal_by_total_and_rolls": self._legal,
+            "win_share": self._win_share,
+        }
+
     def info(self, state: State) -> dict[str, Any]:
         """Public facts: everything is public here except the dice still to come."""
         return {

@@ -481,6 +481,21 @@ class Fuenfzehnern(Game[State]):
         per_deal = max(self.total_points - 15, 15)
         return -15.0 * self.num_hands, float(per_deal * self.num_hands)
 
+    def rule_tables(self) -> dict[str, Any]:
+        """The pack, the card points, the cards in play and the scoring constants
+        (`Game.rule_tables`)."""
+        return {
+            **super().rule_tables(),
+            "rank_points": list(RANK_POINTS),
+            "card_points": list(CARD_POINTS),
+            "in_play": self.in_play,
+            "total_points": self.total_points,
+            "baseline": BASELINE,
+            "tying_points": TYING_POINTS,
+            "hand_size": HAND_SIZE,
+            "zwang_offsets": {"ace": ACE, "king": KING, "ober": OBER},
+        }
+
     # --- invariants -------------------------------------------------------------------
     @property
     def max_game_length(self) -> int:

@@ -471,6 +471,20 @@ class GermanWhist(Game[State]):
         bound = 13.0 if deal_points else 1.0
         return -bound, bound
 
+    def rule_tables(self) -> dict[str, Any]:
+        """The pack, the card strengths and the deal's counts (`Game.rule_tables`)."""
+        return {
+            **super().rule_tables(),
+            "strength": list(self._strength),
+            "joker_order": list(self.joker_order),
+            "hand_size": HAND_SIZE,
+            "stock_size": self.stock_size,
+            "stage2_tricks": STAGE2_TRICKS,
+            "tricks_to_win": TRICKS_TO_WIN,
+            "joker_trumps": SPADES,
+            "match_target": self.match_target,
+        }
+
     def info(self, state: State) -> dict[str, Any]:
         return {
             "stage": state.stage if state.phase == Phase.PLAY else 0,

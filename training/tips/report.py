@@ -17,6 +17,7 @@ from ...agents.german_whist.tip_situations import (
     CONTEST_TIPS,
     SOLVER_CARDS,
 )
+from ...agents.spec import checkpoint_path
 from ..stats import SequentialTest, obf_boundaries, wilson
 from .config import CALIBRATION_WARN, Hypothesis, TipsConfig
 from .runner import games_per_deal
@@ -318,7 +319,7 @@ def _agreement_section(run: TipsRun) -> list[str]:
         "",
         *(
             []
-            if any(a.agent.startswith("ckpt:") for a in run.agreement)
+            if any(checkpoint_path(a.agent) for a in run.agreement)
             else [
                 "No checkpoint was given, so the table shows the reference agents "
                 "only; `--checkpoint PATH` adds a trained agent as the first column "
