@@ -20,9 +20,17 @@ TOP = {
 
 
 def test_every_package_directory_is_listed():
+    """setup.py lists every folder with an ``__init__.py`` below the package-dir roots
+    (a new game's package with no file edited), and no top-level envs/agents."""
+    import importlib.util
+
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
-    listed = set(config["packages"])
     assert config["package-dir"] == {v: k for k, v in TOP.items()}
+    assert "packages" not in config  # setup.py's list, not a second one to edit
+    spec = importlib.util.spec_from_file_location("parlour_setup", ROOT / "setup.py")
+    setup_py = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(setup_py)
+    listed = set(setup_py.packages())
     found = set()
     for folder, name in TOP.items():
         for init in (ROOT / folder).rglob("__init__.py"):
@@ -31,6 +39,7 @@ def test_every_package_directory_is_listed():
     assert found == listed, (
         f"missing: {sorted(found - listed)}, extra: {sorted(listed - found)}"
     )
+    assert {"parlour.envs.herzeln", "parlour.league", "parlour.cli"} <= listed
     assert not {"envs", "agents", "training", "configs"} & listed
 
 
