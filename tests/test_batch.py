@@ -303,7 +303,7 @@ def test_bad_deals() -> None:
     with pytest.raises(ValueError, match=r"deals\[1\]: the 52 cards"):
         batch.reset(deals=rows)
     rows[1, 5], rows[1, 0] = 4, 2
-    with pytest.raises(ValueError, match=r"deals\[1\]: dealer must be 0 or 1"):
+    with pytest.raises(ValueError, match=r"deals\[1\]: dealer must be a seat 0..1"):
         batch.reset(deals=rows)
 
 

@@ -358,7 +358,7 @@ def test_bad_deals() -> None:
     with pytest.raises(ValueError, match=r"deals\[1\]: deal 0's 32 cards"):
         batch.reset(deals=rows)
     rows[1, 5], rows[1, 0] = 4, 4
-    with pytest.raises(ValueError, match=r"deals\[1\]: dealer must be 0..3"):
+    with pytest.raises(ValueError, match=r"deals\[1\]: dealer must be a seat 0..3"):
         batch.reset(deals=rows)
     with pytest.raises(ValueError, match="give 9 deals per game; the episode has 8"):
         batch.reset(deals=np.zeros((2, 1 + 9 * 32), dtype=np.int64))
