@@ -8,7 +8,7 @@ DEV_STAMP := $(VENV)/.installed-dev
 # the browser test (tests/test_web_browser.py) drives Debian's Chromium
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: demo test test-slow lint bench soak clean
+.PHONY: demo test test-slow lint docs bench soak clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -25,8 +25,12 @@ $(DEV_STAMP): pyproject.toml | $(BIN)/python
 demo: $(STAMP)
 	$(BIN)/parlour demo
 
+# the default suite, then the installed wheel's commands (tests/test_wheel.py, a few
+# minutes), then the docs site
 test: $(DEV_STAMP) $(CHROMIUM)
 	$(BIN)/python -m pytest -q -n auto --dist loadgroup
+	$(BIN)/python -m pytest -q -m slow tests/test_wheel.py
+	$(MAKE) docs
 
 $(CHROMIUM):
 	apt-get update && apt-get install -y chromium chromium-driver
@@ -37,6 +41,10 @@ test-slow: $(DEV_STAMP)
 lint: $(DEV_STAMP)
 	$(BIN)/ruff check .
 
+# the documentation site in site/ (mkdocs.yml); --strict: a broken link fails
+docs: $(DEV_STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
 bench: $(STAMP)
 	$(BIN)/python benchmarks/env_speed.py
 
@@ -44,4 +52,4 @@ soak: $(STAMP)
 	$(BIN)/python benchmarks/soak.py german_whist_v0 --games 10000
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build dist site *.egg-info

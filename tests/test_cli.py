@@ -8,6 +8,7 @@ import sys
 
 import pytest
 
+import parlour
 from parlour.cli import main
 
 
@@ -43,6 +44,7 @@ def test_arena_prints_table_and_json(tmp_path, capsys):
     assert "win rate" in out and "paired margin" in out
     data = json.loads(path.read_text())
     assert data["games"] == 10 and len(data["per_game"]) == 10
+    assert data["parlour_version"] == parlour.__version__ and data["env_version"] == 0
     assert 0 <= data["win_rate"]["low"] <= data["win_rate"]["estimate"] <= 1
 
 

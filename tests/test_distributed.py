@@ -61,6 +61,7 @@ def random_checkpoint(path: Path, seed: int = 0) -> Path:
         "env": ENV,
         "env_options": {},
         "game_options": envs.game_options(ENV, {}),
+        "fingerprint": envs.fingerprint(ENV),
         "observation_size": game.observation_size,
         "num_actions": game.num_actions,
         "net_arch": [16],

@@ -1,4 +1,4 @@
-"""Scenario tests for Fünfzehn – tot (seed 002, ``shared/rules-notes.md`` §5).
+"""Scenario tests for Fünfzehn – tot (the rule book and the rules notes §5).
 
 Every game here is scripted: ``reset(options={"starter": s, "dice": [...]})`` fixes who
 starts and every die, so each test checks one rule. In a plan a turn is a list of faces

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+import parlour
 from parlour import league
 from parlour.cli import main
 
@@ -86,6 +87,8 @@ def test_show_prints_json_and_plot(tmp_path, capsys):
     )
     data = json.loads(capsys.readouterr().out)
     assert data[0]["env"] == ENV and data[0]["games"] == 2
+    assert data[0]["parlour_version"] == parlour.__version__
+    assert data[0]["env_version"] == 0
     names = {s["agent"] for s in data[0]["standings"]}
     assert names == {"random", "heuristic"}
     assert plot.stat().st_size > 1000

@@ -25,10 +25,15 @@ FILES = {"manifest.json", "weights.pt", "command.sh", "card.md"}
 
 
 def tiny_checkpoint(
-    path: Path, env: str = ENV, options: dict | None = None, seed: int = 0
+    path: Path,
+    env: str = ENV,
+    options: dict | None = None,
+    seed: int = 0,
+    fingerprint: dict | None = None,
 ) -> Path:
     """A checkpoint of a random 16-unit network, as training writes one (with the
-    value head and an optimiser entry that the export must drop)."""
+    value head and an optimiser entry that the export must drop); ``fingerprint``
+    replaces the env's rules fingerprint (``{}``: a manifest without one)."""
     options = options or {}
     game = envs.make(env, raw=True, **options).game
     obs, acts = game.observation_size, game.num_actions
@@ -53,7 +58,11 @@ def tiny_checkpoint(
         "activation": "relu",
         "step": 1234,
         "config": {"env": env},
+        "fingerprint": envs.fingerprint(env, options),
     }
+    if fingerprint is not None:
+        manifest.pop("fingerprint")
+        manifest.update({"fingerprint": fingerprint} if fingerprint else {})
     return ckpt_io.save(path, {"policy": policy, "optimizer": {}}, manifest)
 
 
@@ -91,6 +100,23 @@ def test_export_keeps_only_the_actor_and_loads_as_a_checkpoint(models):
     assert info["evaluation"][0]["field"] == "random"
     assert info["evaluation"][0]["games"] == 4
     assert (directory / "command.sh").read_text() == "parlour train german_whist_v0\n"
+
+
+def test_export_carries_the_rules_fingerprint_of_now(models, tmp_path):
+    """The exported manifest holds the env's fingerprint; a run trained on other
+    rules is refused before anything is written, and one from before fingerprints is
+    exported (with a warning) under the fingerprint of now."""
+    manifest = ckpt_io.load(models / ENV).manifest
+    assert manifest["fingerprint"] == envs.fingerprint(ENV)
+    other = {**envs.fingerprint(ENV), "play": "0" * 16}
+    source = tiny_checkpoint(tmp_path / "other", fingerprint=other)
+    with pytest.raises(ckpt_io.CheckpointError, match="sample games changed"):
+        pretrained.export(source, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+    legacy = tiny_checkpoint(tmp_path / "legacy", fingerprint={})
+    with pytest.warns(ckpt_io.UncheckedRulesWarning):
+        out = pretrained.export(legacy, tmp_path / "out")
+    assert ckpt_io.load(out).manifest["fingerprint"] == envs.fingerprint(ENV)
 
 
 def test_pretrained_plays_as_its_checkpoint_does(models):

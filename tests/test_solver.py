@@ -1,7 +1,7 @@
 """Tests of the German Whist / Honeymoon Whist solver and its bots
 (``parlour.agents.solver.german_whist``).
 
-The seed (``004_d8444d2889c5bb38.txt``) says of stage 2: "Play stage 2 with both hands
+The seed (*German Whist*) says of stage 2: "Play stage 2 with both hands
 face up. Every card is accounted for by then … There's nothing left to guess, only to
 calculate." The solver calculates; these tests check it against brute force over the
 engine itself (so the two cannot drift apart), that the solver bot never lets a won

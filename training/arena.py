@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from .. import agents as agents_mod
-from .. import envs
+from .. import envs, versions
 from ..agents.base import Agent, Turn
 from . import distributed
 from .stats import Interval, mean_interval, wilson
@@ -383,7 +383,7 @@ def _run_ray(
 
 def save_json(result: ArenaResult, path: str | Path) -> None:
     """Write the summary and every game's result as JSON."""
-    data = result.summary()
+    data = {**versions(result.env_name), **result.summary()}
     data["per_game"] = [
         {"deal": d, "candidate": c, "field": f, "win": w}
         for d, c, f, w in zip(

@@ -10,7 +10,10 @@ are the game's. The directory holds
   SHA-256 checks and never an unpickled object. Only the actor's tensors are kept (the
   optimiser, the value head and the opponent snapshots are for training, not play),
   which keeps a model under a megabyte. The manifest adds a ``pretrained`` field: the
-  run it came from, the command that made it and its final evaluation figures;
+  run it came from, the command that made it and its final evaluation figures; its
+  ``fingerprint`` is the rules fingerprint of the env now (`export` refuses a run
+  trained on other rules), and ``tests/test_pretrained_shipped.py`` refuses a shipped
+  model whose env's rules have changed since;
 * ``command.sh``: the commands that trained, evaluated and exported it;
 * ``card.md``: the agent card (how it was trained, what it beats, where it is weak).
 
@@ -236,7 +239,14 @@ def export(
     the manifest; ``command`` goes to ``command.sh``; ``card`` is copied to
     ``card.md``. Returns the model directory.
     """
+    from .. import envs
+
     loaded = ckpt_io.load(source)
+    game_options = envs.game_options(
+        loaded.env_name, loaded.manifest.get("game_options", {})
+    )
+    # a model never ships with rules other than this Parlour's
+    ckpt_io.check_rules(loaded, loaded.env_name, game_options)
     rows = [_evaluation_row(Path(p), loaded.env_name) for p in evaluations]
     actor = {
         k: v.detach().clone()
@@ -248,6 +258,7 @@ def export(
         for k, v in loaded.manifest.items()
         if k not in _WRITTEN_BY_SAVE and k != "manifest_sha256"
     }
+    body["fingerprint"] = envs.fingerprint(loaded.env_name, game_options)
     body["pretrained"] = {
         "source_weights_sha256": loaded.manifest["weights_sha256"],
         "source_step": loaded.step,

@@ -4,12 +4,14 @@ The scalar engines (`parlour.envs.german_whist` …) stay the reference; each ba
 engine is tested to play exactly the same game (``tests/test_batch*.py``). See
 ``docs/batch.md``.
 
-Every engine has the same interface, so the benchmark, the vectorised self-play env
-and ``parlour train --backend batch`` work with any of them:
+Every engine subclasses `base.BatchEngine` (the card games `base.CardBatchEngine`),
+which writes the shared part once, so they have the same interface and the benchmark,
+the vectorised self-play env and ``parlour train --backend batch`` work with any of
+them:
 
-* ``Engine(batch_size, **options, device="cpu", seed=None)``: ``options`` are the
-  scalar env's (same names, defaults and one-line errors); a combination the engine
-  does not cover raises ValueError saying what it covers;
+* ``Engine(batch_size, device="cpu", seed=None, **options)``: ``options`` are the
+  scalar env's (same names, defaults and one-line errors; ``engine.rules`` is the
+  scalar rules engine that checked them);
 * ``batch_size``, ``num_players``, ``num_actions``, ``observation_size``, ``device``,
   ``generator``, ``to_play`` (``(B,)`` int64, the seat to act);
 * ``reset(seed=None, deals=None)``, ``legal_mask()`` (``(B, A)`` bool),
@@ -17,26 +19,22 @@ and ``parlour train --backend batch`` work with any of them:
   observation), ``step(actions)`` → ``(rewards (B, num_players) float32,
   terminated (B,) bool)`` with automatic reset, ``deal(i)``, ``state_bytes()``.
 
-`ENGINES` maps an env name to its engine; `make` builds one.
+`ENGINES` maps an env name to its engine (a view of the game records' ``batched``
+hooks, `parlour.envs.GameRecord`); `make` builds one.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from .. import records
 from .forty_fives import FortyFivesBatch
 from .fuenfzehn_tot import FuenfzehnTotBatch
 from .fuenfzehnern import FuenfzehnernBatch
 from .german_whist import GermanWhistBatch
 from .herzeln import HerzelnBatch
 
-ENGINES: dict[str, type] = {
-    "german_whist_v0": GermanWhistBatch,
-    "forty_fives_v0": FortyFivesBatch,
-    "fuenfzehnern_v0": FuenfzehnernBatch,
-    "fuenfzehn_tot_v0": FuenfzehnTotBatch,
-    "herzeln_v0": HerzelnBatch,
-}
+ENGINES: dict[str, type] = {r.name: r.load("batched") for r in records() if r.batched}
 
 
 def make(env_name: str, batch_size: int, **options: Any) -> Any:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .. import versions
 from .common import (
     UsageError,
     add_executor_args,
@@ -65,7 +66,8 @@ def cmd_league(args: argparse.Namespace) -> int:
     wanted = options if args.option or not show else None
     boards = league.leaderboards(args.db, env_name, wanted)
     if args.json:
-        print(json.dumps([b.as_dict() for b in boards], indent=2))
+        stamped = [{**versions(b.env_name), **b.as_dict()} for b in boards]
+        print(json.dumps(stamped, indent=2))
     elif args.markdown:
         print("\n\n".join(f"{b.title()}\n\n{b.markdown()}" for b in boards))
     else:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ... import agents as agents_mod
-from ... import envs
+from ... import envs, versions
 from ...agents.fuenfzehn_tot_rationale import (
     Claim,
     RoundSeats,
@@ -52,7 +52,7 @@ class TipsRun:
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "env": self.config.env,
+            **versions(self.config.env),
             "env_options": self.config.env_options,
             "command": self.command,
             "seed": self.seed,
