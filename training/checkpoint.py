@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from .. import env_version
+from ..paths import check_output_path  # noqa: F401  (the old home, still imported)
 
 FORMAT = "parlour-checkpoint"
 FORMAT_VERSION = 2  # 2: the manifest's own hash
@@ -90,31 +91,6 @@ def manifest_digest(manifest: Mapping[str, Any]) -> str:
     body = {k: v for k, v in manifest.items() if k != "manifest_sha256"}
     text = json.dumps(body, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()
-
-
-def check_output_path(
-    path: str | Path, directory: bool = False, what: str = ""
-) -> None:
-    """Raise ValueError unless ``path`` can be written: a file (or, with
-    ``directory``, a directory) that exists and is writable, or that can be created
-    in the nearest existing parent. Commands call it before any game is played."""
-    p = Path(path)
-    label = f"{what} {path}" if what else str(path)
-    if p.exists():
-        if directory and not p.is_dir():
-            raise ValueError(f"{label} is a file, not a directory")
-        if not directory and p.is_dir():
-            raise ValueError(f"{label} is a directory, not a file")
-        if not os.access(p if directory else p.parent, os.W_OK):
-            raise ValueError(f"{label} is not writable")
-        return
-    parent = p.parent
-    while not parent.exists():
-        parent = parent.parent
-    if not parent.is_dir():
-        raise ValueError(f"cannot create {label}: {parent} is a file, not a directory")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise ValueError(f"cannot create {label}: {parent} is not writable")
 
 
 def clean_temporary(run_dir: str | Path) -> list[Path]:

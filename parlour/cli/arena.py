@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from .common import (
     UsageError,
@@ -16,20 +15,19 @@ from .common import (
 
 
 def cmd_arena(args: argparse.Namespace) -> int:
+    from ..paths import prepare_output_file
     from ..training.arena import run_arena, save_json
-    from ..training.checkpoint import check_output_path
 
     check_executor(args)
-    if args.record and args.executor == "ray":
+    if args.record is not None and args.executor == "ray":
         raise UsageError(
             "--record writes each game from this process: use it without "
             "--executor ray"
         )
-    if args.json:
-        check_output_path(args.json, what="--json")
-    if args.record:
-        check_output_path(args.record, what="--record")
-        Path(args.record).parent.mkdir(parents=True, exist_ok=True)
+    if args.json is not None:
+        prepare_output_file(args.json, what="--json")
+    if args.record is not None:
+        prepare_output_file(args.record, what="--record")
     common = {
         "games": args.games,
         "duplicate": args.duplicate,
@@ -88,12 +86,16 @@ def add_parser(sub) -> None:
     p.add_argument(
         "--seed", type=int, default=0, help="base seed for deals and agents (0)"
     )
-    p.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    p.add_argument(
+        "--json",
+        metavar="FILE",
+        help="also write the results as JSON (missing folders are created)",
+    )
     p.add_argument(
         "--record",
         metavar="FILE",
         help="append every game (moves, text agents' prompts and answers) to this "
-        "JSONL file, for parlour.text.replay",
+        "JSONL file, for parlour.text.replay (missing folders are created)",
     )
     add_executor_args(p, "deals")
     p.add_argument("--quiet", action="store_true", help="no progress bar")

@@ -130,12 +130,12 @@ def _ask_move(game, legal: list[int]) -> int | None:
 def cmd_dice_table(args: argparse.Namespace) -> int:
     from ..agents.fuenfzehn_tot_solver import build_parser as solver_parser
     from ..agents.fuenfzehn_tot_solver import main as solver_main
-    from ..training.checkpoint import check_output_path
+    from ..paths import prepare_output_file
 
     # the plot path is checked before the tables are computed
     plot = solver_parser("parlour dice-table").parse_args(args.rest).plot
-    if plot:
-        check_output_path(plot, what="--plot")
+    if plot is not None:
+        prepare_output_file(plot, what="--plot")
     return solver_main(args.rest, prog="parlour dice-table")
 
 

@@ -21,6 +21,7 @@ def cmd_league(args: argparse.Namespace) -> int:
     import json
 
     from .. import league
+    from ..paths import prepare_output_file
 
     words = list(args.words)
     show = words[0] == "show"
@@ -37,8 +38,15 @@ def cmd_league(args: argparse.Namespace) -> int:
     if not show and not args.agents:
         raise UsageError("give the league's agents: --agents SPEC SPEC ...")
     check_executor(args)
-    if args.plot and not args.plot.lower().endswith((".png", ".svg", ".pdf")):
-        raise UsageError(f"--plot wants a .png, .svg or .pdf file, got {args.plot!r}")
+    if args.plot is not None:
+        if not args.plot.lower().endswith((".png", ".svg", ".pdf")):
+            raise UsageError(
+                f"--plot wants a .png, .svg or .pdf file, got {args.plot!r}"
+            )
+        prepare_output_file(args.plot, what="--plot")
+    if not show:
+        # 'show' only reads the database; a league writes it (and its WAL files)
+        prepare_output_file(args.db, what="--db")
     if not show:
         run = league.run_league(
             env_name,
@@ -113,10 +121,17 @@ def add_parser(sub) -> None:
         help="games per table this run, rounded up to whole deals (20)",
     )
     p.add_argument(
-        "--db", default=DEFAULT_DB, metavar="PATH", help=f"database ({DEFAULT_DB})"
+        "--db",
+        default=DEFAULT_DB,
+        metavar="PATH",
+        help=f"database; missing folders are created ({DEFAULT_DB})",
     )
     add_executor_args(p, "batches of games")
-    p.add_argument("--plot", metavar="FILE", help="draw the ratings (.png)")
+    p.add_argument(
+        "--plot",
+        metavar="FILE",
+        help="draw the ratings (.png; missing folders are created)",
+    )
     p.add_argument("--json", action="store_true", help="print the leaderboard as JSON")
     p.add_argument(
         "--markdown", action="store_true", help="print the leaderboard as Markdown"

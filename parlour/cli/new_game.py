@@ -91,8 +91,12 @@ def write_game(name: str, envs_dir: Path) -> list[Path]:
 
 def cmd_new_game(args: argparse.Namespace) -> int:
     from .. import envs
+    from ..paths import check_output_path
 
-    envs_dir = Path(args.envs_dir) if args.envs_dir else Path(envs.__file__).parent
+    envs_dir = (
+        Path(args.envs_dir) if args.envs_dir is not None else Path(envs.__file__).parent
+    )
+    check_output_path(envs_dir, directory=True, exists=True, what="--envs-dir")
     written = write_game(args.name, envs_dir)
     print(f"wrote {written[0].parent}/: {', '.join(p.name for p in written)}")
     print(
@@ -116,6 +120,7 @@ def add_parser(sub) -> None:
     p.add_argument(
         "--envs-dir",
         metavar="DIR",
-        help="where the game packages are (default: the envs/ of this parlour)",
+        help="where the game packages are, an existing writable directory "
+        "(default: the envs/ of this parlour)",
     )
     p.set_defaults(func=cmd_new_game)

@@ -19,10 +19,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
             f"parlour serve needs the web extra ({err.name} is missing): "
             "pip install 'parlour[web]'"
         ) from None
+    from ..paths import prepare_output_file
     from ..web.service import Parlour
 
     if args.port > 65535:
         raise UsageError(f"--port must be 0..65535, got {args.port}")
+    prepare_output_file(args.db, what="--db")
     parlour = Parlour(args.db, args.models or (), args.records or ())
     loopback = args.host in ("127.0.0.1", "::1", "localhost")
     app = create_app(parlour, allowed_hosts=LOOPBACK_HOSTS if loopback else None)
@@ -70,8 +72,8 @@ def add_parser(sub) -> None:
         "--db",
         default=DEFAULT_DB,
         metavar="PATH",
-        help=f"the league database; the browser's games are stored there too "
-        f"({DEFAULT_DB})",
+        help=f"the league database; the browser's games are stored there too; "
+        f"missing folders are created ({DEFAULT_DB})",
     )
     p.add_argument(
         "--models",

@@ -11,7 +11,7 @@ from .common import (
 
 
 def cmd_tips(args: argparse.Namespace) -> int:
-    from ..training.checkpoint import check_output_path
+    from ..paths import check_output_path
     from ..training.tips import run_tips
 
     check_executor(args)
@@ -80,7 +80,8 @@ def add_parser(sub) -> None:
         "--out",
         default="runs/tips",
         metavar="DIR",
-        help="where to write the report, chart and JSON (runs/tips)",
+        help="where to write the report, chart and JSON, created if missing "
+        "(runs/tips)",
     )
     p.add_argument("--seed", type=int, help="seed of the deals (default: the config's)")
     p.add_argument(

@@ -20,6 +20,7 @@ DEMO_TEACHER_GAMES = 1_000
 
 
 def cmd_train(args: argparse.Namespace) -> int:
+    from ..paths import check_output_path
     from ..training import backends
 
     backends.check(args.backend)  # before any config is read or file written
@@ -39,6 +40,8 @@ def cmd_train(args: argparse.Namespace) -> int:
     )
 
     run_dir = args.run_dir
+    if run_dir is not None:
+        check_output_path(run_dir, directory=True, what="--run-dir")
     if args.resume:
         # A resumed run keeps the config it was started with (config.json); --set
         # changes single keys on purpose, and each change is printed.
@@ -137,6 +140,7 @@ def _report_run(result, summary_table, env: str, again: Sequence[str] = ()) -> N
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
+    from ..paths import check_output_path, prepare_output_file
     from ..training import checkpoint as ckpt_io
     from ..training.arena import run_arena, save_json
 
@@ -145,12 +149,13 @@ def cmd_eval(args: argparse.Namespace) -> int:
         from ..training import pretrained
 
         source = str(pretrained.named(source.removeprefix("pretrained:")))
-    ckpt = ckpt_io.load(source)
-    if args.json:
+    if args.json is not None:
+        # the value itself must name a file (not a folder, not empty), and so must
+        # each opponent's file made from it
+        check_output_path(args.json, what="--json")
         for opponent in args.vs:
-            ckpt_io.check_output_path(
-                _eval_json_path(args.json, opponent), what="--json"
-            )
+            prepare_output_file(_eval_json_path(args.json, opponent), what="--json")
+    ckpt = ckpt_io.load(source)
     options = ckpt.env_options
     options.update(parse_options(args.option))
     if args.stage2_quality and ckpt.env_name != "german_whist_v0":
@@ -207,9 +212,13 @@ def _stage2_report(path, games: int, seed: int, options: dict) -> str:
 def cmd_demo(args: argparse.Namespace) -> int:
     import time
 
+    from ..paths import check_output_path
     from ..training.train import load_config, summary_table, train
 
-    run_dir = args.run_dir or f"runs/demo-{time.strftime('%Y%m%d-%H%M%S')}"
+    run_dir = args.run_dir
+    if run_dir is None:
+        run_dir = f"runs/demo-{time.strftime('%Y%m%d-%H%M%S')}"
+    check_output_path(run_dir, directory=True, what="--run-dir")
     overrides = [
         f"total_timesteps={args.steps}",
         f"eval_every={max(args.steps // 4, 1)}",
@@ -287,7 +296,9 @@ def add_parser(sub) -> None:
         "env_options.variant=honeymoon)",
     )
     p.add_argument(
-        "--run-dir", metavar="DIR", help="where to write (default runs/ENV-...)"
+        "--run-dir",
+        metavar="DIR",
+        help="where to write, created if missing (default runs/ENV-...)",
     )
     p.add_argument(
         "--resume",
@@ -354,7 +365,10 @@ def add_parser(sub) -> None:
         help="env option override (normally taken from the checkpoint)",
     )
     p.add_argument(
-        "--json", metavar="FILE", help="write results as JSON (one file per opponent)"
+        "--json",
+        metavar="FILE",
+        help="write results as JSON, one file per opponent (FILE-OPPONENT.json; "
+        "missing folders are created)",
     )
     p.add_argument(
         "--stage2-quality",
@@ -395,7 +409,9 @@ def add_parser(sub) -> None:
     )
     p.add_argument("--seed", type=int, default=0)
     p.add_argument(
-        "--run-dir", metavar="DIR", help="where to write (default runs/demo-TIME)"
+        "--run-dir",
+        metavar="DIR",
+        help="where to write, created if missing (default runs/demo-TIME)",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=cmd_demo)
