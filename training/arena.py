@@ -233,9 +233,9 @@ def run_arena(
     per_deal = len(rotations) if duplicate else 1
     bar = None
     if progress:
-        from tqdm import tqdm
+        from ..progress import progress_bar
 
-        bar = tqdm(
+        bar = progress_bar(
             total=deals * per_deal, desc=f"{specs[0]} vs {specs[1]}", unit="game"
         )
 

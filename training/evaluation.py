@@ -78,10 +78,10 @@ def evaluate(
 ) -> list[dict[str, Any]]:
     """One evaluation: ``policy`` against each of ``eval_opponents`` on duplicate
     deals; one row (win rate and mean score with 95% intervals) per opponent."""
-    from tqdm import tqdm
+    from ..progress import progress_bar
 
     rows = []
-    with tqdm(
+    with progress_bar(
         total=per_opponent * len(config.eval_opponents),
         desc=f"evaluation @ step {steps:,}",
         unit="game",

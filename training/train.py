@@ -314,12 +314,12 @@ class _SelfPlayBar:
     def open(self, steps: int, rollout: int) -> None:
         if not self.progress:
             return
-        from tqdm import tqdm
+        from ..progress import progress_bar
 
         # the backend stops after the rollout that reaches the budget: whole rollouts
         total = self.config.total_timesteps
         final = steps + -(-(total - steps) // rollout) * rollout
-        self.bar = tqdm(
+        self.bar = progress_bar(
             total=final,
             initial=steps,
             unit="step",
@@ -365,9 +365,9 @@ def warm_start(
     """Imitation before self-play (`training.imitation`): collect the teacher's games
     (kept in ``store`` as they finish) and fit the learner's policy and value heads to
     them (`Backend.imitate`). ``phase(name)`` is told when the fit begins."""
-    from tqdm import tqdm
+    from ..progress import progress_bar
 
-    with tqdm(
+    with progress_bar(
         total=config.warm_start_games,
         unit="game",
         desc=f"teacher games ({config.warm_start})",
@@ -388,7 +388,7 @@ def warm_start(
         )
     if phase is not None:
         phase("fit")
-    with tqdm(
+    with progress_bar(
         total=config.warm_start_epochs,
         unit="epoch",
         desc=f"fit ({len(data):,} decisions)",

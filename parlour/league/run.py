@@ -137,9 +137,9 @@ def run_league(
 
     bar = None
     if progress:
-        from tqdm import tqdm
+        from ..progress import progress_bar
 
-        bar = tqdm(total=run.planned, desc=f"league {env_name}", unit="game")
+        bar = progress_bar(total=run.planned, desc=f"league {env_name}", unit="game")
 
     def store(_: int, rows: list[dict[str, Any]]) -> None:
         insert_games(conn, rows)

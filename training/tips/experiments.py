@@ -172,10 +172,10 @@ def run_experiments(
     runner = runner or Runner(1)
     bar = None
     if progress:
-        from tqdm import tqdm
+        from ...progress import progress_bar
 
         total = max_deals * per_deal * (len(tips) + 1)
-        bar = tqdm(total=total, desc=f"{env} tips", unit="game")
+        bar = progress_bar(total=total, desc=f"{env} tips", unit="game")
     a_data = np.zeros((0, len(opponents), per_deal // len(opponents), 2))
     b_data = {t.name: a_data.copy() for t in tips}
     active = [t.name for t in tips]

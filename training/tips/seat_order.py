@@ -35,9 +35,9 @@ def game_seat_order(
     runner = runner or Runner(1)
     bar = None
     if progress:
-        from tqdm import tqdm
+        from ...progress import progress_bar
 
-        bar = tqdm(total=games, desc="fuenfzehn_tot seat order", unit="game")
+        bar = progress_bar(total=games, desc="fuenfzehn_tot seat order", unit="game")
 
     def done(i: int) -> None:
         if bar is not None:
