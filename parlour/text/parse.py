@@ -29,6 +29,10 @@ from typing import Any
 
 from ..envs.core.cards import SUITS
 
+#: the longest answer read, in characters (after the last ``MOVE:``); a longer one is
+#: refused as unreadable, so that no answer costs more than a few milliseconds to read
+MAX_ANSWER = 20_000
+
 # --- the vocabulary -------------------------------------------------------------------
 _RANK_WORDS = {
     "ace": "A", "daus": "A", "king": "K", "könig": "K", "konig": "K", "koenig": "K",
@@ -70,7 +74,9 @@ _MARKER = re.compile(r"move\s*:", re.IGNORECASE)
 
 #: keyword -> regex of the words that say it
 _KEYWORDS = {
-    "norob": r"no\s*-?\s*rob|don'?t\s+rob|do\s+not\s+rob|not\s+rob\w*|decline\w*|"
+    # "\s*(?:-\s*)?" rather than "\s*-?\s*": the same words, without the quadratic
+    # backtracking over a long run of spaces after "no"
+    "norob": r"no\s*(?:-\s*)?rob|don'?t\s+rob|do\s+not\s+rob|not\s+rob\w*|decline\w*|"
     r"won'?t\s+rob|refuse\w*",
     "rob": r"rob|robs|robbing|steal",
     "pass": r"pass|passes|passing",
@@ -153,11 +159,16 @@ def _read(text: str) -> _Reading:
     """The cards, keywords, numbers and suits an answer mentions."""
     cards: list[str] = []
     spans: list[tuple[int, int]] = []
+    # characters already read as part of a card: checking a match against this mask
+    # costs its length, where comparing it with every span read would be quadratic
+    taken = bytearray(len(text))
 
     def take(match: re.Match, card: str) -> None:
-        if any(a < match.end() and match.start() < b for a, b in spans):
+        start, end = match.span()
+        if any(taken[start:end]):
             return  # part of a card already read
-        spans.append(match.span())
+        taken[start:end] = b"\x01" * (end - start)
+        spans.append((start, end))
         if card not in cards:
             cards.append(card)
 
@@ -241,6 +252,13 @@ def parse_move(answer: Any, legal: Sequence[int], game: Any) -> Parsed:
     marks = list(_MARKER.finditer(text))
     if marks:
         text = text[marks[-1].end() :]
+    if len(text) > MAX_ANSWER:
+        return Parsed(
+            "unreadable",
+            None,
+            f"the answer is {len(text):,} characters long, more than {MAX_ANSWER:,}; "
+            f"answer with one of: {listing}",
+        )
     exact = _clean(text)
     if exact:
         try:
@@ -298,4 +316,4 @@ def _short(answer: str, limit: int = 60) -> str:
     return repr(one if len(one) <= limit else one[: limit - 1] + "…")
 
 
-__all__ = ["Parsed", "describe", "legal_list", "parse_move"]
+__all__ = ["MAX_ANSWER", "Parsed", "describe", "legal_list", "parse_move"]

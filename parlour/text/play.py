@@ -15,10 +15,16 @@ agents use the random fallback.
 and seed, every move of every seat by name, each text seat's prompts and answers, and
 the final scores. `replay` plays a record again from its seed and its text answers
 (re-reading every answer) and checks it ends with the same scores.
+
+Each record line carries the SHA-256 of its content (``sha256``), so `load_records`
+refuses, in one line naming the line, a record that was edited or damaged; a cut line
+is not JSON and is refused too. Answers of any content are kept: a line that cannot be
+written as UTF-8 (a lone surrogate) is written with JSON's ASCII escapes instead.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -246,7 +252,7 @@ class TextAgent(Agent):
         if self.transcript is not None:
             line = {"game": self.games, "seed": self.game_seed, **exchange}
             with self.transcript.open("a", encoding="utf-8") as f:
-                f.write(json.dumps(line, ensure_ascii=False) + "\n")
+                f.write(json_line(line))
 
 
 def play_game(
@@ -428,33 +434,125 @@ def run_text_arena(
     )
 
 
+#: the field of a stored record holding the SHA-256 of the rest (`record_digest`)
+DIGEST = "sha256"
+#: what a record holds; `check_record` checks the types
+_RECORD_KEYS = {"env", "options", "seed", "moves", "scores"}
+
+
+def json_line(value: Any) -> str:
+    """``value`` as one JSON line, UTF-8 where it can be (readable names and answers),
+    JSON's ASCII escapes where it cannot (a lone surrogate in an answer)."""
+    text = json.dumps(value, ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps(value, ensure_ascii=True)
+    return text + "\n"
+
+
+def record_digest(record: Mapping[str, Any]) -> str:
+    """The SHA-256 of a record's canonical JSON, without its own digest field."""
+    body = {k: v for k, v in record.items() if k != DIGEST}
+    text = json.dumps(body, sort_keys=True, ensure_ascii=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
 def save_records(records: Iterable[Mapping[str, Any]], path: str | Path) -> int:
-    """Append game records to a JSONL file, one game a line; returns how many."""
+    """Append game records to a JSONL file, one game a line with its `record_digest`;
+    returns how many."""
     count = 0
     with Path(path).open("a", encoding="utf-8") as f:
         for record in records:
-            f.write(json.dumps(record, ensure_ascii=False) + "\n")
+            body = {k: v for k, v in record.items() if k != DIGEST}
+            f.write(json_line({**body, DIGEST: record_digest(body)}))
             count += 1
     return count
 
 
 def load_records(path: str | Path) -> list[dict[str, Any]]:
-    """The game records of a JSONL file; ValueError naming the line of a bad one."""
+    """The game records of a JSONL file (without their digests); ValueError naming the
+    line of one that is not JSON, not a record, or not what was written (its digest
+    differs: edited or damaged). Lines written before records had digests load
+    unchecked; `replay` still checks them move by move."""
     out = []
-    for i, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+    for i, raw in enumerate(Path(path).read_bytes().splitlines(), 1):
+        where = f"{path}:{i}"
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ValueError(f"{where}: not UTF-8 text (a damaged record)") from None
         if not line.strip():
             continue
         try:
             record = json.loads(line)
-        except json.JSONDecodeError as err:
-            raise ValueError(f"{path}:{i}: not a JSON line ({err.msg})") from None
-        missing = {"env", "options", "seed", "moves", "scores"} - set(record)
-        if missing:
+        except (json.JSONDecodeError, RecursionError) as err:
+            msg = getattr(err, "msg", "nested too deeply")
+            raise ValueError(f"{where}: not a JSON line ({msg})") from None
+        if not isinstance(record, dict):
             raise ValueError(
-                f"{path}:{i}: not a game record, missing {sorted(missing)}"
+                f"{where}: not a game record, a JSON {type(record).__name__}"
             )
+        missing = _RECORD_KEYS - set(record)
+        if missing:
+            raise ValueError(f"{where}: not a game record, missing {sorted(missing)}")
+        if DIGEST in record:
+            if record_digest(record) != record[DIGEST]:
+                raise ValueError(
+                    f"{where}: the record differs from what was written (its "
+                    f"{DIGEST} does not match): edited or damaged"
+                )
+            del record[DIGEST]
         out.append(record)
     return out
+
+
+def check_record(record: Any) -> None:
+    """ValueError (one line) unless ``record`` has a record's shape: the env's name,
+    its options, a seed, moves (each a seat and a move name, a text move's answers as
+    text) and the scores."""
+    if not isinstance(record, Mapping):
+        raise ValueError(f"not a game record: a {type(record).__name__}")
+    missing = _RECORD_KEYS - set(record)
+    if missing:
+        raise ValueError(f"not a game record, missing {sorted(missing)}")
+    kinds = {
+        "env": str,
+        "options": dict,
+        "moves": list,
+        "scores": list,
+    }
+    for key, kind in kinds.items():
+        if not isinstance(record[key], kind):
+            raise ValueError(f"the record's {key} is not a {kind.__name__}")
+    seed = record["seed"]
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise ValueError(f"the record's seed is not an integer: {seed!r}")
+    if record.get("reset_options") is not None and not isinstance(
+        record["reset_options"], dict
+    ):
+        raise ValueError("the record's reset_options is not an object")
+    if not all(
+        isinstance(x, int | float) and not isinstance(x, bool) for x in record["scores"]
+    ):
+        raise ValueError("the record's scores are not all numbers")
+    for i, move in enumerate(record["moves"]):
+        where = f"move {i}"
+        if not isinstance(move, dict):
+            raise ValueError(f"{where}: not an object")
+        seat = move.get("seat")
+        if isinstance(seat, bool) or not isinstance(seat, int):
+            raise ValueError(f"{where}: no seat number")
+        forfeit = move.get("outcome") == "forfeit" and "answers" in move
+        if not isinstance(move.get("action"), str) and not forfeit:
+            raise ValueError(f"{where}: no move name")
+        answers = move.get("answers", [])
+        if not isinstance(answers, list) or not all(
+            a is None or isinstance(a, str) for a in answers
+        ):
+            raise ValueError(f"{where}: answers are not a list of text")
+        if "answers" in move and not isinstance(move.get("prompt"), str):
+            raise ValueError(f"{where}: a text move without its prompt")
 
 
 def replay(record: Mapping[str, Any], check_prompts: bool = True) -> list[float]:
@@ -464,9 +562,16 @@ def replay(record: Mapping[str, Any], check_prompts: bool = True) -> list[float]
     its recorded answers in order (a fallback move, which came from a random draw, is
     taken from the record). Raises ValueError at the first point where the replay
     departs from the record: another seat to act, a different prompt (with
-    ``check_prompts``), an answer read as another move, or other final scores."""
-    env = envs.make(record["env"], **record["options"])
-    env.reset(seed=record["seed"], options=record.get("reset_options"))
+    ``check_prompts``), an answer read as another move, or other final scores; and
+    before play, when the record has not a record's shape (`check_record`)."""
+    check_record(record)
+    try:
+        env = envs.make(record["env"], **record["options"])
+        env.reset(seed=record["seed"], options=record.get("reset_options"))
+    except (TypeError, KeyError) as err:
+        raise ValueError(
+            f"the record's env or options do not make a game: {err}"
+        ) from None
     raw = env.unwrapped
     game = raw.game
     for i, move in enumerate(record["moves"]):
@@ -496,9 +601,9 @@ def replay(record: Mapping[str, Any], check_prompts: bool = True) -> list[float]
             if action is None:
                 if move.get("outcome") != "fallback":
                     raise ValueError(f"{where}: no answer reads as a legal move now")
-                action = game.action_id(move["action"])
+                action = _action_id(game, move["action"], where)
         else:
-            action = game.action_id(move["action"])
+            action = _action_id(game, move["action"], where)
         if game.action_name(action) != move["action"]:
             raise ValueError(
                 f"{where}: read {game.action_name(action)}, the record has "
@@ -513,8 +618,15 @@ def replay(record: Mapping[str, Any], check_prompts: bool = True) -> list[float]
     return _same_scores(scores, record["scores"])
 
 
+def _action_id(game: Any, name: str, where: str) -> int:
+    try:
+        return game.action_id(name)
+    except (ValueError, KeyError, IndexError):
+        raise ValueError(f"{where}: {name[:60]!r} is not a move of this game") from None
+
+
 def _same_scores(scores: list[float], recorded: Sequence[float]) -> list[float]:
-    if not np.allclose(scores, recorded):
+    if len(scores) != len(recorded) or not np.allclose(scores, recorded):
         raise ValueError(
             f"replayed scores {scores} differ from the record's {recorded}"
         )
@@ -522,15 +634,19 @@ def _same_scores(scores: list[float], recorded: Sequence[float]) -> list[float]:
 
 
 __all__ = [
+    "DIGEST",
     "FALLBACKS",
     "Forfeit",
     "TextAgent",
     "decided_by_win",
     "engine_state",
+    "check_record",
     "forfeit_scores",
+    "json_line",
     "load_records",
     "play_game",
     "prompt",
+    "record_digest",
     "replay",
     "retry_prompt",
     "run_text_arena",
