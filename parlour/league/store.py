@@ -2,8 +2,9 @@
 
 The schema grows by migrations (``MIGRATIONS``, one entry per ``PRAGMA user_version``):
 a database is brought up to date when it is opened, never edited in place otherwise.
-The file runs in WAL mode and writers wait up to `BUSY_TIMEOUT` for each other, so two
-leagues (or a league and a reader such as ``parlour league show``) share one file.
+The file runs in WAL mode and writers wait up to `BUSY_TIMEOUT` for each other, so
+several leagues (or a league and a reader such as ``parlour league show``) share one
+file; opening retries while another opener holds the file (`_open_retrying`).
 Games are written in batches, one transaction each (`insert_games`), and a table's deal
 counter is claimed before its batch is played (`claim_deals`), so concurrent leagues
 never play the same deal twice.
@@ -12,7 +13,9 @@ never play the same deal twice.
 from __future__ import annotations
 
 import json
+import random
 import sqlite3
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -105,7 +108,7 @@ def connect(path: str | Path, create: bool = True) -> sqlite3.Connection:
     except sqlite3.Error as err:
         raise LeagueError(f"cannot open {path}: {err}") from None
     try:
-        _check_and_migrate(conn, path)
+        _open_retrying(conn, path)
     except sqlite3.DatabaseError as err:
         conn.close()
         if "locked" in str(err):
@@ -119,14 +122,44 @@ def connect(path: str | Path, create: bool = True) -> sqlite3.Connection:
     return conn
 
 
+def _open_retrying(conn: sqlite3.Connection, path: Path) -> None:
+    """`_check_and_migrate`, tried again while another connection holds the file.
+
+    Opening reads first and then writes (WAL mode, the migration). When several
+    processes open a new file at once, SQLite answers such a read-then-write with
+    "database is locked" at once, without waiting (waiting could deadlock), so the
+    busy timeout alone does not cover it: we wait and try again, up to
+    `BUSY_TIMEOUT`."""
+    deadline = time.monotonic() + BUSY_TIMEOUT
+    while True:
+        try:
+            _check_and_migrate(conn, path)
+            return
+        except sqlite3.OperationalError as err:
+            if "locked" not in str(err) or time.monotonic() > deadline:
+                raise
+        time.sleep(random.uniform(0.01, 0.1))  # spread the retries of many openers
+
+
 def _check_and_migrate(conn: sqlite3.Connection, path: Path) -> None:
     def identity() -> tuple[int, int, list[str]]:
-        app = conn.execute("PRAGMA application_id").fetchone()[0]
-        version = conn.execute("PRAGMA user_version").fetchone()[0]
-        tables = [
-            r[0]
-            for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")
-        ]
+        # one read transaction: read one by one, another opener's migration could
+        # commit in between (its tables seen, not yet its application id)
+        own = not conn.in_transaction
+        if own:
+            conn.execute("BEGIN")
+        try:
+            app = conn.execute("PRAGMA application_id").fetchone()[0]
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            tables = [
+                r[0]
+                for r in conn.execute(
+                    "SELECT name FROM sqlite_master WHERE type='table'"
+                )
+            ]
+        finally:
+            if own:
+                conn.execute("COMMIT")
         return app, version, tables
 
     def refuse_foreign(app: int, version: int, tables: list[str]) -> None:
