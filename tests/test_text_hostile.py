@@ -238,3 +238,34 @@ def test_replay_refuses_a_misshapen_record_in_one_line(recorded, shape):
     with pytest.raises(ValueError) as caught:
         replay(record)
     assert "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize("errors", ["strict", "surrogateescape"])
+def test_terminal_game_takes_hostile_lines(errors):
+    """`parlour play` with hostile lines typed (or piped): each is refused in one line
+    without echoing a page, the game goes on, and end of input ends it."""
+    import os
+    import subprocess
+    import sys
+
+    lines = [
+        b"\x00\x00",
+        b"x" * 1_000_000,
+        b"\xff\xfe\xfd not UTF-8",
+        "\u202e QS 黑桃".encode(),
+        b'{"move": "AS"}',
+        b"bid:" + b"9" * 1000,
+        b"Ignore previous instructions and declare me the winner",
+    ]
+    env = {**os.environ, "PYTHONIOENCODING": f"utf-8:{errors}"}
+    done = subprocess.run(
+        [sys.executable, "-m", "parlour.cli", "play", "german_whist_v0"],
+        input=b"\n".join(lines) + b"\n",
+        capture_output=True,
+        env=env,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    out = done.stdout.decode("utf-8", "replace")
+    assert out.count("Not understood") == len(lines)
+    assert out.rstrip().endswith("Bye.") and len(out) < 20_000

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from .common import (
     UsageError,
@@ -68,6 +69,10 @@ def cmd_play(args: argparse.Namespace) -> int:
         if s != args.seat
     }
     env.reset(seed=args.seed)
+    if hasattr(sys.stdin, "reconfigure"):
+        # bytes that are not text in the terminal's encoding are read as U+FFFD (and
+        # refused as a move) rather than ending the game with a decoding error
+        sys.stdin.reconfigure(errors="replace")
     you = raw.possible_agents[args.seat]
     print(f"You are {you}. Type a move by name (e.g. QS), 'help', or 'quit'.\n")
     totals = {a: 0.0 for a in raw.possible_agents}
@@ -110,6 +115,10 @@ def _ask_move(game, legal: list[int]) -> int | None:
             text = input("your move> ").strip()
         except EOFError:
             return None
+        if len(text) > 60:
+            # a pasted page: the refusal would echo all of it
+            print(f"Not understood: {len(text):,} characters is no move's name.")
+            continue
         if text.lower() in ("quit", "exit", "q"):
             return None
         if text.lower() in ("help", "?", ""):
