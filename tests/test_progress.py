@@ -82,49 +82,17 @@ _PARLOUR = [sys.executable, "-m", "parlour.cli"]
 @pytest.mark.parametrize(
     "argv",
     [
-        ["arena", "german_whist_v0", "--agents", "random", "random", "--games", "600"],
-        [
-            "league",
-            "german_whist_v0",
-            "--agents",
-            "random",
-            "heuristic",
-            "--games",
-            "60",
-            "--db",
-            "{tmp}/league.sqlite",
-        ],
-        [
-            "tips",
-            "german_whist",
-            "--tip",
-            "duck_duds",
-            "--games",
-            "6",
-            "--workers",
-            "1",
-            "--out",
-            "{tmp}/tips",
-        ],
-        [
-            "train",
-            "german_whist_v0",
-            "--set",
-            "total_timesteps=256",
-            "--set",
-            "n_steps=64",
-            "--set",
-            "eval_games=4",
-            "--set",
-            "warm_start=''",
-            "--run-dir",
-            "{tmp}/run",
-        ],
+        "arena german_whist_v0 --agents random random --games 600",
+        "league german_whist_v0 --agents random heuristic --games 60 "
+        "--db {tmp}/league.sqlite",
+        "tips german_whist --tip duck_duds --games 6 --workers 1 --out {tmp}/tips",
+        "train german_whist_v0 --set total_timesteps=256 --set n_steps=64 "
+        "--set eval_games=4 --set warm_start='' --run-dir {tmp}/run",
     ],
     ids=["arena", "league", "tips", "train"],
 )
 def test_commands_piped_write_plain_lines(tmp_path, argv):
-    argv = [a.format(tmp=tmp_path) for a in argv]
+    argv = argv.format(tmp=tmp_path).split()
     start = time.monotonic()
     done = subprocess.run(
         [*_PARLOUR, *argv], capture_output=True, text=True, timeout=120, cwd=tmp_path
