@@ -100,4 +100,6 @@ def _probe_file(p: Path, label: str) -> None:
 def _reason(err: OSError) -> str:
     if err.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
         return "read-only or no permission"
+    if err.errno == errno.ENOENT:  # /proc: a folder that exists but takes no files
+        return "it takes no new files"
     return err.strerror or str(err)
