@@ -847,7 +847,7 @@ def names_of(g: GermanWhist, mask: int) -> set[str]:
 @pytest.mark.parametrize(
     ("variant", "options", "message"),
     [
-        ("german", {"deals": [deal(), deal()]}, "the episode is one deal"),
+        ("german", {"deals": [deal(), deal()]}, "the episode has 1"),
         (
             "honeymoon",
             {

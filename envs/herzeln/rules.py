@@ -17,22 +17,13 @@ import numpy as np
 
 from ..core import picklable
 from ..core.cards import GERMAN_32, SHORT_24, cards_in, mask_of
-from ..core.deal import (
-    check_partition,
-    deal_list,
-    deal_name,
-    parse_dealer,
-    parse_hands,
-    rotation_dealer,
-    warn_later_deals_random,
-)
+from ..core.deal import check_partition, forced_deals, parse_hands
 from ..core.engine import (
     CHANCE,
     TERMINAL,
     Game,
     check_choice,
     check_inert,
-    check_keys,
 )
 from . import observation
 from .state import Phase, State
@@ -661,30 +652,24 @@ class Herzeln(Game[State]):
         deal (``deal``, ``deals[1]``). Deals of a partie after the forced ones are
         random (a `LaterDealsRandomWarning` says so, once per env).
         """
-        n = self.num_players
-        deals = deal_list(options)
-        if len(deals) > len(self.contracts):
-            raise ValueError(
-                f"options['deals'] gives {len(deals)} deals but the episode has "
-                f"{len(self.contracts)}"
-            )
-        first_dealer = (
-            parse_dealer(options, n, "options") if "dealer" in options else None
+        deals = len(self.contracts)
+        return forced_deals(
+            self,
+            options,
+            ("dealer", "hands"),
+            self._deal_cards,
+            most=deals,
+            total=deals,
+            episode="partie",
         )
-        out: list[int | None] = []
-        for i, deal in enumerate(deals):
-            where = deal_name(options, i)
-            check_keys(where, deal, ("dealer", "hands"))
-            first_dealer = rotation_dealer(i, deal, first_dealer, n, where)
-            hands = parse_hands(self.deck, deal, n, HAND_SIZE, where)
-            check_partition(self.deck, hands, where)
-            for hand in hands:
-                out.extend(hand)
-        if first_dealer is None and not deals:
-            return []
-        if deals and len(deals) < len(self.contracts):
-            warn_later_deals_random(self, len(deals), "partie")
-        return [first_dealer, *out]  # None: the first dealer is left to chance
+
+    def _deal_cards(
+        self, deal: Mapping[str, Any], where: str, dealer: int | None
+    ) -> list[int]:
+        """A forced deal's cards in dealing order: each hand in turn, seat 0 first."""
+        hands = parse_hands(self.deck, deal, self.num_players, HAND_SIZE, where)
+        check_partition(self.deck, hands, where)
+        return [c for hand in hands for c in hand]
 
 
 __all__ = ["CONTRACTS", "Herzeln", "Phase", "State"]
