@@ -174,12 +174,12 @@ def deal_list(options: Mapping[str, Any]) -> list[Mapping[str, Any]]:
 def forced_deals(
     game: Any,
     options: Mapping[str, Any],
-    keys: Sequence[str],
     deal_cards: Callable[[Mapping[str, Any], str, int | None], Iterable[int]],
+    keys: Sequence[str] = ("dealer", "hands"),
     *,
     most: int | None,
     total: int | None,
-    episode: str,
+    episode: str = "match",
 ) -> list[int | None]:
     """A card game's ``forced_chance``: the outcomes of ``options["dealer"]`` and the
     forced deal(s), ``[first dealer (None: left to chance), *each deal's cards in the

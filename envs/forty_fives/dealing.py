@@ -154,20 +154,14 @@ class Dealing:
         says so, once per env).
         """
         one = self.episode == "deal"
+        # a kitty in a variant without one gets its own message (_deal_cards)
+        keys = ("dealer", "hands", "stock", "kitty")
+        most, total = (1, 1) if one else (None, self.max_deals)
         return forced_deals(
-            self,
-            options,
-            # a kitty in a variant without one gets its own message (_deal_cards)
-            ("dealer", "hands", "stock", "kitty"),
-            self._deal_cards,
-            most=1 if one else None,
-            total=1 if one else self.max_deals,
-            episode="match",
+            self, options, self._deal_cards, keys, most=most, total=total
         )
 
-    def _deal_cards(
-        self, deal: Mapping[str, Any], where: str, dealer: int | None
-    ) -> list[int]:
+    def _deal_cards(self, deal: Mapping, where: str, dealer: int | None) -> list[int]:
         """A forced deal's cards in dealing order (`_order_deal`)."""
         n = self.num_players
         if not self.auction and "kitty" in deal:

@@ -648,19 +648,10 @@ class Fuenfzehnern(Game[State]):
         Errors name the deal (``deal``, ``deals[1]``). Deals of a match after the
         forced ones are random (a `LaterDealsRandomWarning` says so, once per env).
         """
-        return forced_deals(
-            self,
-            options,
-            ("dealer", "hands"),
-            self._deal_cards,
-            most=self.num_hands,
-            total=self.num_hands,
-            episode="match",
-        )
+        n = self.num_hands
+        return forced_deals(self, options, self._deal_cards, most=n, total=n)
 
-    def _deal_cards(
-        self, deal: Mapping[str, Any], where: str, dealer: int | None
-    ) -> list[int]:
+    def _deal_cards(self, deal: Mapping, where: str, dealer: int | None) -> list[int]:
         """A forced deal's cards in dealing order: one card to each seat in turn."""
         n = self.num_players
         hands = parse_hands(DECK, deal, n, HAND_SIZE, where)

@@ -491,19 +491,10 @@ class GermanWhist(Game[State]):
         forced ones are random (a `LaterDealsRandomWarning` says so, once per env).
         """
         one = 1 if self.episode == "deal" else None  # a match has no fixed length
-        return forced_deals(
-            self,
-            options,
-            ("dealer", "hands", "stock"),
-            self._deal_cards,
-            most=one,
-            total=one,
-            episode="match",
-        )
+        keys = ("dealer", "hands", "stock")
+        return forced_deals(self, options, self._deal_cards, keys, most=one, total=one)
 
-    def _deal_cards(
-        self, deal: Mapping[str, Any], where: str, dealer: int | None
-    ) -> list[int]:
+    def _deal_cards(self, deal: Mapping, where: str, dealer: int | None) -> list[int]:
         """A forced deal's cards in dealing order: the two hands, then the stock."""
         hands = parse_hands(self.deck, deal, 2, HAND_SIZE, where)
         stock = parse_cards(self.deck, deal.get("stock"), f"{where}['stock']")

@@ -652,20 +652,12 @@ class Herzeln(Game[State]):
         deal (``deal``, ``deals[1]``). Deals of a partie after the forced ones are
         random (a `LaterDealsRandomWarning` says so, once per env).
         """
-        deals = len(self.contracts)
+        n = len(self.contracts)
         return forced_deals(
-            self,
-            options,
-            ("dealer", "hands"),
-            self._deal_cards,
-            most=deals,
-            total=deals,
-            episode="partie",
+            self, options, self._deal_cards, most=n, total=n, episode="partie"
         )
 
-    def _deal_cards(
-        self, deal: Mapping[str, Any], where: str, dealer: int | None
-    ) -> list[int]:
+    def _deal_cards(self, deal: Mapping, where: str, dealer: int | None) -> list[int]:
         """A forced deal's cards in dealing order: each hand in turn, seat 0 first."""
         hands = parse_hands(self.deck, deal, self.num_players, HAND_SIZE, where)
         check_partition(self.deck, hands, where)
