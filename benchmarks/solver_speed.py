@@ -90,6 +90,34 @@ def random_starts(variant: str, count: int, seed: int) -> tuple[GermanWhist, lis
     ]
 
 
+def _solve_stats(times: list[float], nodes: list[int]) -> dict[str, Any]:
+    """The summary of timed exact solves: CPU seconds (mean, p95, max) and nodes."""
+    return {
+        "positions": len(times),
+        "mean_s": float(np.mean(times)),
+        "p95_s": float(np.percentile(times, 95)),
+        "max_s": float(np.max(times)),
+        "mean_nodes": float(np.mean(nodes)),
+    }
+
+
+def _decision_stats(bot: Any, samples: int, positions: list) -> dict[str, Any]:
+    """CPU seconds of one decision of ``bot`` (``pimc:samples``) at each ``(game,
+    state)`` of ``positions``, summarised."""
+    times = []
+    for game, st in positions:
+        t0 = time.process_time()
+        bot.act(turn(game, st, st.to_play))
+        times.append(time.process_time() - t0)
+    return {
+        "samples": samples,
+        "decisions": len(times),
+        "per_s": len(times) / sum(times),
+        "mean_s": float(np.mean(times)),
+        "p95_s": float(np.percentile(times, 95)),
+    }
+
+
 def time_solves(game: GermanWhist, states: list) -> dict[str, Any]:
     """CPU time to solve each stage-2 start with a fresh table: German, the win/loss of
     the seat to lead; Honeymoon, its most tricks."""
@@ -105,13 +133,7 @@ def time_solves(game: GermanWhist, states: list) -> dict[str, Any]:
             ps.can_take(pos, pos.to_play, 7)
         times.append(time.process_time() - t0)
         nodes.append(solver.nodes)
-    return {
-        "positions": len(states),
-        "mean_s": float(np.mean(times)),
-        "p95_s": float(np.percentile(times, 95)),
-        "max_s": float(np.max(times)),
-        "mean_nodes": float(np.mean(nodes)),
-    }
+    return _solve_stats(times, nodes)
 
 
 def time_pimc(
@@ -125,18 +147,7 @@ def time_pimc(
     warm, timed = states[:3], states[3:]
     for st in warm:
         bot.act(turn(game, st, st.to_play))
-    times = []
-    for st in timed:
-        t0 = time.process_time()
-        bot.act(turn(game, st, st.to_play))
-        times.append(time.process_time() - t0)
-    return {
-        "samples": samples,
-        "decisions": len(timed),
-        "per_s": len(times) / sum(times),
-        "mean_s": float(np.mean(times)),
-        "p95_s": float(np.percentile(times, 95)),
-    }
+    return _decision_stats(bot, samples, [(game, st) for st in timed])
 
 
 # --- Forty-Fives, Fünfzehnern, Herzeln ------------------------------------------------
@@ -251,13 +262,7 @@ def time_trick_solves(name: str, positions: list) -> dict[str, Any]:
         solver.value(st.leader, [], ext)
         times.append(time.process_time() - t0)
         nodes.append(solver.nodes)
-    return {
-        "positions": len(positions),
-        "mean_s": float(np.mean(times)),
-        "p95_s": float(np.percentile(times, 95)),
-        "max_s": float(np.max(times)),
-        "mean_nodes": float(np.mean(nodes)),
-    }
+    return _solve_stats(times, nodes)
 
 
 def time_trick_pimc(
@@ -268,18 +273,7 @@ def time_trick_pimc(
     from parlour import agents
 
     bot = agents.make(f"pimc:{samples}", ENV_OF[name][0], seed=seed)
-    times = []
-    for game, st in positions:
-        t0 = time.process_time()
-        bot.act(turn(game, st, st.to_play))
-        times.append(time.process_time() - t0)
-    return {
-        "samples": samples,
-        "decisions": len(times),
-        "per_s": len(times) / sum(times),
-        "mean_s": float(np.mean(times)),
-        "p95_s": float(np.percentile(times, 95)),
-    }
+    return _decision_stats(bot, samples, positions)
 
 
 def trick_game_rows(name: str, args: argparse.Namespace, report: dict) -> None:
