@@ -13,7 +13,7 @@ from parlour import agents, envs
 from parlour.agents.base import Turn
 from parlour.agents.forty_fives import TIPS, FortyFivesHeuristic
 from parlour.envs.core.cards import FRENCH_52 as DECK
-from parlour.training.arena import run_arena
+from parlour.training.arena import play_game, run_arena
 
 ENV = "forty_fives_v0"
 
@@ -90,20 +90,7 @@ def test_bot_plays_only_legal_moves(options):
             FortyFivesHeuristic(seed=s, **{t: bool(rng.integers(2)) for t in TIPS})
             for s in range(env.unwrapped.game.num_players)
         ]
-        env.reset(seed=game)
-        raw = env.unwrapped
-        for agent in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            seat = raw.agent_name_mapping[agent]
-            turn = Turn(
-                raw.game, raw.game_state, seat, obs["observation"], obs["action_mask"]
-            )
-            action = bots[seat].act(turn)
-            assert obs["action_mask"][action] == 1
-            env.step(action)
+        play_game(env, bots, seed=game)
 
 
 def test_bot_ignores_hidden_cards():

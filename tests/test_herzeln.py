@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import random_decisions, swap_lowest_cards
 
 from parlour import envs
-from parlour.envs.core.engine import CHANCE, TERMINAL, IllegalActionError
+from parlour.envs.core.engine import CHANCE, IllegalActionError
 from parlour.envs.core.soak import soak
 from parlour.envs.herzeln.rules import CONTRACTS, DEAL_TOTALS, Herzeln
 
@@ -833,30 +834,14 @@ def test_observation_hides_other_hands(options):
     """The observation never reveals another player's hidden cards: swapping unplayed
     cards between two opponents leaves my observation unchanged."""
     game = make(**options).unwrapped.game
-    rng = np.random.default_rng(0)
     checked = 0
-    for _ in range(6):
-        state = game.new_state()
-        while game.current_player(state) != TERMINAL:
-            p = game.current_player(state)
-            if p == CHANCE:
-                for o in game.sample_chance(state, rng):
-                    game.apply(state, o)
-                continue
-            for me in range(game.num_players):
-                a, b = [s for s in range(game.num_players) if s != me][:2]
-                if state.hands[a] and state.hands[b]:
-                    ca = state.hands[a] & -state.hands[a]
-                    cb = state.hands[b] & -state.hands[b]
-                    other = state.clone()
-                    other.hands[a] ^= ca | cb
-                    other.hands[b] ^= ca | cb
-                    assert np.array_equal(
-                        game.observe(state, me), game.observe(other, me)
-                    )
-                    checked += 1
-            legal = game.legal_actions(state)
-            game.apply(state, legal[rng.integers(len(legal))])
+    for state in random_decisions(game, np.random.default_rng(0), games=6):
+        for me in range(game.num_players):
+            a, b = [s for s in range(game.num_players) if s != me][:2]
+            if state.hands[a] and state.hands[b]:
+                other = swap_lowest_cards(state, a, b)
+                assert np.array_equal(game.observe(state, me), game.observe(other, me))
+                checked += 1
     assert checked > 100
 
 

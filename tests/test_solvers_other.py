@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import play_turns, swap_lowest_cards
 
 from parlour import agents
 from parlour.agents.solver import forty_fives as sff
@@ -253,23 +254,15 @@ def play(env_name, options, specs, seed, on_turn=None):
     from parlour import envs
 
     env = envs.make(env_name, **options)
-    raw = env.unwrapped
     bots = [agents.make(spec, env_name, seed=seed + i) for i, spec in enumerate(specs)]
-    env.reset(seed=seed)
-    for name in env.agent_iter():
-        seat = raw.agent_name_mapping[name]
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        turn = agents.Turn(
-            raw.game, raw.game_state, seat, obs["observation"], obs["action_mask"]
-        )
-        action = bots[seat].act(turn)
-        assert obs["action_mask"][action] == 1
+
+    def choose(turn):
+        action = bots[turn.seat].act(turn)
         if on_turn is not None:
-            on_turn(turn, bots[seat])
-        env.step(action)
+            on_turn(turn, bots[turn.seat])
+        return action
+
+    play_turns(env, choose, seed)
     env.close()
     return bots
 
@@ -383,13 +376,8 @@ def test_pimc_decision_ignores_hidden_cards():
         others = [s for s in range(4) if s != seat and not st.voids[s]]
         if len(others) >= 2:
             break
-    twin = st.clone()
     # swap a card between two other hands that have shown no void
-    a, b = others[0], others[1]
-    ca = twin.hands[a] & -twin.hands[a]
-    cb = twin.hands[b] & -twin.hands[b]
-    twin.hands[a] ^= ca | cb
-    twin.hands[b] ^= ca | cb
+    twin = swap_lowest_cards(st, others[0], others[1])
     assert twin.hands != st.hands
     picks = []
     for state in (st, twin):

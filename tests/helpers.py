@@ -1,0 +1,50 @@
+"""Helpers the per-game test files share (imported as ``helpers``: pytest puts this
+folder on ``sys.path``, as it does for ``ray_cluster``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+
+from parlour.agents.base import Turn
+from parlour.envs.core.engine import CHANCE, TERMINAL
+from parlour.training.arena import play_game
+
+
+def play_turns(
+    env: Any, choose: Callable[[Turn], int], seed: int | None = None
+) -> None:
+    """One episode of ``env`` (reset with ``seed``) in which ``choose(turn)`` picks
+    every seat's action; the env raises on an illegal one."""
+    chooser = SimpleNamespace(act=choose)
+    play_game(env, [chooser] * env.unwrapped.game.num_players, seed)
+
+
+def random_decisions(game: Any, rng: np.random.Generator, games: int) -> Iterator[Any]:
+    """The decision states of ``games`` random games of the engine ``game``: chance is
+    sampled, and after each state is yielded a uniformly random legal action is
+    applied to it."""
+    for _ in range(games):
+        state = game.new_state()
+        while game.current_player(state) != TERMINAL:
+            if game.current_player(state) == CHANCE:
+                for outcome in game.sample_chance(state, rng):
+                    game.apply(state, outcome)
+                continue
+            yield state
+            legal = game.legal_actions(state)
+            game.apply(state, legal[int(rng.integers(len(legal)))])
+
+
+def swap_lowest_cards(state: Any, a: int, b: int) -> Any:
+    """A clone of ``state`` in which seats ``a`` and ``b`` have swapped the lowest card
+    id of their hands (hands as bitmasks): what neither of them shows."""
+    other = state.clone()
+    ca = state.hands[a] & -state.hands[a]
+    cb = state.hands[b] & -state.hands[b]
+    other.hands[a] ^= ca | cb
+    other.hands[b] ^= ca | cb
+    return other
