@@ -81,6 +81,17 @@ class OpponentPool:
                     env_options=self.env_options,
                 )
 
+    @classmethod
+    def of_config(cls, config: Any) -> OpponentPool:
+        """The pool a training config (`TrainConfig`) asks for."""
+        return cls(
+            config.env,
+            dict(config.opponents),
+            seed=config.seed,
+            env_options=config.env_options,
+            max_snapshots=config.max_snapshots,
+        )
+
     def add_snapshot(self, policy: NumpyPolicy, label: str) -> None:
         """Add a frozen learner; the oldest one leaves when the pool is full."""
         self.snapshots.append(

@@ -161,13 +161,7 @@ def train(
     run.start(say)
 
     game_options = envs.game_options(config.env, config.env_options)
-    pool = OpponentPool(
-        config.env,
-        dict(config.opponents),
-        seed=config.seed,
-        env_options=config.env_options,
-        max_snapshots=config.max_snapshots,
-    )
+    pool = OpponentPool.of_config(config)
     bar = _SelfPlayBar(config, run.evaluations, progress)
     learner = backends.make(backend, config, pool, run.path, bar.step, backend_options)
     game = learner.game
@@ -350,6 +344,15 @@ class _SelfPlayBar:
             self.bar = None
 
 
+def _bar(total: int, unit: str, desc: str, progress: bool) -> Any:
+    """A tqdm progress bar, hidden without ``progress``."""
+    from tqdm import tqdm
+
+    return tqdm(
+        total=total, unit=unit, desc=desc, disable=not progress, dynamic_ncols=True
+    )
+
+
 def warm_start(
     learner: backends.Backend,
     config: TrainConfig,
@@ -360,15 +363,8 @@ def warm_start(
     """Imitation before self-play (`training.imitation`): collect the teacher's games
     (kept in ``store`` as they finish) and fit the learner's policy and value heads to
     them (`Backend.imitate`). ``phase(name)`` is told when the fit begins."""
-    from tqdm import tqdm
-
-    with tqdm(
-        total=config.warm_start_games,
-        unit="game",
-        desc=f"teacher games ({config.warm_start})",
-        disable=not progress,
-        dynamic_ncols=True,
-    ) as bar:
+    teacher = f"teacher games ({config.warm_start})"
+    with _bar(config.warm_start_games, "game", teacher, progress) as bar:
         data = imitation.collect(
             config.env,
             config.env_options,
@@ -383,13 +379,8 @@ def warm_start(
         )
     if phase is not None:
         phase("fit")
-    with tqdm(
-        total=config.warm_start_epochs,
-        unit="epoch",
-        desc=f"fit ({len(data):,} decisions)",
-        disable=not progress,
-        dynamic_ncols=True,
-    ) as bar:
+    fit = f"fit ({len(data):,} decisions)"
+    with _bar(config.warm_start_epochs, "epoch", fit, progress) as bar:
 
         def on_epoch(epoch: int, loss: float) -> None:
             bar.update(1)
