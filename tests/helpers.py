@@ -13,6 +13,25 @@ from parlour.agents.base import Turn
 from parlour.envs.core.engine import CHANCE, TERMINAL
 from parlour.training.arena import play_game
 
+#: a German Whist training run of seconds: 256 steps in rollouts of 2 x 64, a 16-16
+#: net, one epoch, a snapshot, checkpoint and 2-game evaluation every 128 steps
+TINY_TRAINING: dict[str, Any] = {
+    "env": "german_whist_v0",
+    "total_timesteps": 256,
+    "n_envs": 2,
+    "n_steps": 64,
+    "batch_size": 64,
+    "n_epochs": 1,
+    "net_arch": [16, 16],
+    "opponents": {"self": 0.5, "random": 0.5},
+    "snapshot_every": 128,
+    "checkpoint_every": 128,
+    "eval_every": 128,
+    "eval_games": 2,
+    "eval_opponents": ["random"],
+    "tensorboard": False,
+}
+
 
 def play_turns(
     env: Any, choose: Callable[[Turn], int], seed: int | None = None

@@ -38,6 +38,13 @@ def start(deal, steps=(), **options):
     return env
 
 
+def start_auction(hands, steps=()):
+    """A two-player auction deal (player_1 deals, the kitty 8♣ 9♣ 10♣), ``steps``
+    played."""
+    deal = full_deal(hands, kitty=["8C", "9C", "10C"], dealer=1)
+    return start(deal, steps, players=2, variant="auction")
+
+
 def choice(env, **switches):
     """The bot's action name for the agent to act."""
     raw = env.unwrapped
@@ -158,11 +165,7 @@ def test_play_for_bonus_counts_the_five_as_two_tricks():
     """ "die Trumpf-5 ist also zwei Stiche wert": holding the 5♠ the bot bids one level
     higher with the tip than without."""
     hands = [["5S", "JS", "KH", "KD", "2C"], ["2H", "3H", "4H", "6H", "7H"]]
-    env = start(
-        full_deal(hands, kitty=["8C", "9C", "10C"], dealer=1),
-        players=2,
-        variant="auction",
-    )
+    env = start_auction(hands)
     assert choice(env) == "bid:20"
     assert choice(env, play_for_bonus=False) == "bid:15"
 
@@ -179,20 +182,10 @@ def test_robs_burying_the_weakest_card():
 def test_dealer_forced_fifteen_and_hold():
     """A weak dealer takes the forced 15; a strong dealer holds the bid."""
     weak = [["2H", "3H", "4H", "6H", "7H"], ["2D", "3D", "4C", "5C", "6C"]]
-    env = start(
-        full_deal(weak, kitty=["8C", "9C", "10C"], dealer=1),
-        ["pass"],
-        players=2,
-        variant="auction",
-    )
+    env = start_auction(weak, ["pass"])
     assert choice(env) == "bid:15"
     strong = [["2H", "3H", "4H", "6H", "7H"], ["5S", "JS", "AH", "AS", "KS"]]
-    env = start(
-        full_deal(strong, kitty=["8C", "9C", "10C"], dealer=1),
-        ["bid:15"],
-        players=2,
-        variant="auction",
-    )
+    env = start_auction(strong, ["bid:15"])
     assert choice(env) == "hold"
 
 

@@ -422,30 +422,12 @@ def corner_deal(n: int) -> tuple[list[list[str]], list[str]]:
     """A Domino deal and a script that takes both ends of the line round the corner."""
     if n == 4:
         fixed = [["JS", "AS", "7S"], ["QH", "7H", "AH"], ["KD", "9D"], ["10C", "8C"]]
-        script = [
-            "JS",
-            "QH@top",
-            "KD@top",
-            "10C@top",
-            "AS@top",
-            "7H@top",
-            "9D@bottom",
-            "8C@bottom",
-            "7S@bottom",
-            "AH@bottom",
-        ]
+        script = "JS QH@top KD@top 10C@top AS@top 7H@top".split()
+        script += "9D@bottom 8C@bottom 7S@bottom AH@bottom".split()
     else:
         fixed = [["JS", "10C", "9D"], ["QH", "AS", "AH"], ["KD", "9H"]]
-        script = [
-            "JS",
-            "QH@top",
-            "KD@top",
-            "10C@top",
-            "AS@top",
-            "9H@top",
-            "9D@bottom",
-            "AH@bottom",
-        ]
+        script = "JS QH@top KD@top 10C@top AS@top 9H@top".split()
+        script += "9D@bottom AH@bottom".split()
     return fill(n, fixed), script
 
 

@@ -151,6 +151,18 @@ def fz_final(seat):
     return lambda s: s.points[seat]
 
 
+def check_fuenfzehnern(game, st):
+    """The solver's value of every legal action at ``st`` is minimax's: the card
+    points of the seat to play."""
+    seat = st.to_play
+    check_values(
+        game,
+        st,
+        sfz.move_values(game, st),
+        lambda s: seat_minimax(game, s, seat, fz_final(seat)),
+    )
+
+
 @pytest.mark.parametrize("options", FZ_OPTIONS)
 def test_fuenfzehnern_solver_equals_minimax(options):
     game = Fuenfzehnern(**options)
@@ -159,13 +171,7 @@ def test_fuenfzehnern_solver_equals_minimax(options):
         st = advance_random(
             game, rng, int(rng.integers(1, 4)), lambda s: s.phase == FZPhase.PLAY
         )
-        seat = st.to_play
-        check_values(
-            game,
-            st,
-            sfz.move_values(game, st),
-            lambda s, seat=seat: seat_minimax(game, s, seat, fz_final(seat)),
-        )
+        check_fuenfzehnern(game, st)
 
 
 def test_fuenfzehnern_zwang_positions_equal_minimax():
@@ -179,13 +185,7 @@ def test_fuenfzehnern_zwang_positions_equal_minimax():
         if st.zwang < 0 and not any(a >= ZWANG for a in legal):
             continue
         found += 1
-        seat = st.to_play
-        check_values(
-            game,
-            st,
-            sfz.move_values(game, st),
-            lambda s, seat=seat: seat_minimax(game, s, seat, fz_final(seat)),
-        )
+        check_fuenfzehnern(game, st)
         if found == 4:
             break
     assert found >= 2
