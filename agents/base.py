@@ -54,10 +54,9 @@ class Agent(ABC):
         return f"<{type(self).__name__} {self.spec}>"
 
 
-class RandomAgent(Agent):
-    """Uniformly random legal moves."""
-
-    spec = "random"
+class SeededAgent(Agent):
+    """An agent whose choices draw on its own generator ``rng``, seeded by ``seed``
+    and reseeded by `reset` when given one."""
 
     def __init__(self, seed: int | None = None):
         self.rng = np.random.default_rng(seed)
@@ -66,12 +65,18 @@ class RandomAgent(Agent):
         if seed is not None:
             self.rng = np.random.default_rng(seed)
 
+
+class RandomAgent(SeededAgent):
+    """Uniformly random legal moves."""
+
+    spec = "random"
+
     def act(self, turn: Turn) -> int:
         legal = turn.legal_actions()
         return legal[int(self.rng.integers(len(legal)))]
 
 
-class SwitchedBot(Agent):
+class SwitchedBot(SeededAgent):
     """Base of the rule-based bots whose ideas (the seeds' tips) are on/off switches.
 
     A bot names its switches in ``SWITCHES``; each is a keyword option, True unless
@@ -102,11 +107,7 @@ class SwitchedBot(Agent):
             setattr(self, name, on)
         off = [name for name, on in self.options.items() if not on]
         self.spec = "heuristic" + (":" + ",".join("-" + n for n in off) if off else "")
-        self.rng = np.random.default_rng(seed)
-
-    def reset(self, seed: int | None = None) -> None:
-        if seed is not None:
-            self.rng = np.random.default_rng(seed)
+        super().__init__(seed)
 
     def act(self, turn: Turn) -> int:
         """The only legal action, else the bot's `choose`."""
