@@ -39,7 +39,7 @@ import numpy as np
 from parlour.agents.base import Turn
 from parlour.agents.german_whist import GermanWhistHeuristic
 from parlour.agents.solver import german_whist as sg
-from parlour.envs.core.engine import CHANCE
+from parlour.envs.core.engine import TERMINAL
 from parlour.envs.german_whist.rules import GermanWhist
 
 TARGET_SOLVE = 1.0  # seconds, mean, German stage-2 start
@@ -68,11 +68,7 @@ def heuristic_games(
         ]
         st = game.new_state()
         while True:
-            p = game.current_player(st)
-            if p == CHANCE:
-                for a in game.sample_chance(st, rng):
-                    game.apply(st, a)
-                continue
+            p = game.advance_chance(st, rng)
             if st.stage == 2:
                 starts.append(st)
                 break
@@ -226,13 +222,9 @@ def heuristic_positions(
         st = game.new_state()
         i += 1
         while len(out) < count:
-            p = game.current_player(st)
-            if p < 0 and p != CHANCE:
+            p = game.advance_chance(st, rng)
+            if p == TERMINAL:
                 break
-            if p == CHANCE:
-                for a in game.sample_chance(st, rng):
-                    game.apply(st, a)
-                continue
             trick_play = st.phase.name in ("PLAY", "TRICKS")
             size = st.hands[p].bit_count()
             if trick_play and cards is not None and size == cards and not st.trick:

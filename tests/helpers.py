@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from parlour.agents.base import Turn
-from parlour.envs.core.engine import CHANCE, TERMINAL
+from parlour.envs.core.engine import TERMINAL
 from parlour.training.arena import play_game
 
 #: a German Whist training run of seconds: 256 steps in rollouts of 2 x 64, a 16-16
@@ -48,11 +48,7 @@ def random_decisions(game: Any, rng: np.random.Generator, games: int) -> Iterato
     applied to it."""
     for _ in range(games):
         state = game.new_state()
-        while game.current_player(state) != TERMINAL:
-            if game.current_player(state) == CHANCE:
-                for outcome in game.sample_chance(state, rng):
-                    game.apply(state, outcome)
-                continue
+        while game.advance_chance(state, rng) != TERMINAL:
             yield state
             legal = game.legal_actions(state)
             game.apply(state, legal[int(rng.integers(len(legal)))])

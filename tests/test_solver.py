@@ -281,9 +281,7 @@ def stage1_states(variant: str, count: int, seed: int):
     out = []
     while len(out) < count:
         st = game.new_state()
-        while game.current_player(st) == CHANCE:
-            for a in game.sample_chance(st, rng):
-                game.apply(st, a)
+        game.advance_chance(st, rng)
         steps = int(rng.integers(0, 2 * (game.stock_size // 2)))
         for _ in range(steps):
             legal = game.legal_actions(st)

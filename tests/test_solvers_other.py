@@ -23,7 +23,7 @@ from parlour.agents.solver.tricks import (
     deal_hidden,
     turn_for,
 )
-from parlour.envs.core.engine import CHANCE, TERMINAL
+from parlour.envs.core.engine import TERMINAL
 from parlour.envs.forty_fives import rules as ffr
 from parlour.envs.forty_fives.rules import FortyFives
 from parlour.envs.forty_fives.state import Phase as FFPhase
@@ -410,9 +410,7 @@ def test_solvers_reject_other_phases():
     game = Herzeln(contract="domino")
     rng = np.random.default_rng(0)
     st = game.new_state()
-    while game.current_player(st) == CHANCE:
-        for a in game.sample_chance(st, rng):
-            game.apply(st, a)
+    game.advance_chance(st, rng)
     with pytest.raises(ValueError, match="phase DOMINO"):
         shz.move_values(game, st)
     with pytest.raises(ValueError, match="not to act"):

@@ -651,19 +651,12 @@ def advance_random(game, rng: np.random.Generator, cards: int | None, ready) -> 
     """A state of a random deal after random play: the first decision where
     ``ready(state)`` holds and the seat to act holds ``cards`` cards (``None``: stop at
     a random such decision). Tests and benchmarks use it."""
-    from ...envs.core.engine import CHANCE, TERMINAL
+    from ...envs.core.engine import TERMINAL
 
     for _ in range(100):
         st = game.new_state()
         stops = []
-        while True:
-            p = game.current_player(st)
-            if p == TERMINAL:
-                break
-            if p == CHANCE:
-                for a in game.sample_chance(st, rng):
-                    game.apply(st, a)
-                continue
+        while (p := game.advance_chance(st, rng)) != TERMINAL:
             if ready(st):
                 size = st.hands[p].bit_count()
                 if cards is None:
