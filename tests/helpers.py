@@ -33,6 +33,12 @@ TINY_TRAINING: dict[str, Any] = {
 }
 
 
+def hands_of(text: str) -> list[list[str]]:
+    """Hands written as card names, hands separated by ``|``: ``"AS 2H | KD QD"`` is
+    ``[["AS", "2H"], ["KD", "QD"]]``."""
+    return [hand.split() for hand in text.split("|")]
+
+
 def play_turns(
     env: Any, choose: Callable[[Turn], int], seed: int | None = None
 ) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import hands_of
 
 from parlour import agents, envs
 from parlour.agents.base import Turn
@@ -127,12 +128,9 @@ def test_hold_top_trumps_renege_on_partners_lead():
     """ "Dank des Zurückhaltens können 5, B und A♥ warten, bis ein Gegner Trumpf
     ausspielt": on the partner's low trump lead the bot keeps its J♠ (reneging); without
     the tip it plays it."""
-    hands = [
-        ["7S", "KH", "QH", "JH", "10H"],
-        ["2D", "3D", "4D", "6D", "8D"],
-        ["JS", "9C", "10C", "7H", "8H"],
-        ["2H", "3H", "4H", "5H", "6H"],
-    ]
+    hands = hands_of(
+        "7S KH QH JH 10H | 2D 3D 4D 6D 8D | JS 9C 10C 7H 8H | 2H 3H 4H 5H 6H"
+    )
     env = start(full_deal(hands, ["2S"], dealer=3), ["7S", "2D"], players=4)
     assert env.agent_selection == "player_2"
     assert choice(env) != "JS"
@@ -141,12 +139,9 @@ def test_hold_top_trumps_renege_on_partners_lead():
 
 def test_hold_top_trumps_takes_an_opponents_trump_lead():
     """The top trump that waited takes the opponent's trump lead."""
-    hands = [
-        ["2H", "3H", "4H", "5H", "6H"],
-        ["7S", "KH", "QH", "JH", "10H"],
-        ["JS", "9C", "10C", "7H", "8H"],
-        ["2D", "3D", "4D", "6D", "8D"],
-    ]
+    hands = hands_of(
+        "2H 3H 4H 5H 6H | 7S KH QH JH 10H | JS 9C 10C 7H 8H | 2D 3D 4D 6D 8D"
+    )
     env = start(full_deal(hands, ["2S"], dealer=0), ["7S"], players=4)
     assert env.agent_selection == "player_2"  # an opponent (player_1) led the 7♠
     assert choice(env) == "JS"

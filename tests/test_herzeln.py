@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import random_decisions, swap_lowest_cards
+from helpers import hands_of, random_decisions, swap_lowest_cards
 
 from parlour import envs
 from parlour.envs.core.engine import CHANCE, IllegalActionError
@@ -548,18 +548,9 @@ def test_domino_pass_and_compulsory_lay(n):
     # Seat 0 opens with JS; seat 1 holds no Queen and no Nine: nothing fits, he must
     # pass.
     if n == 4:
-        fixed = [
-            ["JS", "QS", "QH"],
-            ["AS", "KS", "10S", "8S", "7S", "AH", "KH", "10H"],
-            ["9S"],
-            ["QD"],
-        ]
+        fixed = hands_of("JS QS QH | AS KS 10S 8S 7S AH KH 10H | 9S | QD")
     else:
-        fixed = [
-            ["JS", "QS", "QH"],
-            ["AS", "KS", "10S", "AH", "KH", "10H", "AD", "KD"],
-            ["9S"],
-        ]
+        fixed = hands_of("JS QS QH | AS KS 10S AH KH 10H AD KD | 9S")
     env = start(n, fill(n, fixed), dealer=n - 1, contract="domino")
     step(env, "JS")
     assert to_play(env) == 1
