@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEV_STAMP := $(VENV)/.installed-dev
 
-.PHONY: demo test test-slow lint bench soak clean
+.PHONY: demo test test-slow lint docs bench soak clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -22,14 +22,22 @@ $(DEV_STAMP): pyproject.toml | $(BIN)/python
 demo: $(STAMP)
 	$(BIN)/parlour demo
 
+# the default suite, then the installed wheel's commands (tests/test_wheel.py, a few
+# minutes), then the docs site
 test: $(DEV_STAMP)
 	$(BIN)/python -m pytest -q -n auto --dist loadgroup
+	$(BIN)/python -m pytest -q -m slow tests/test_wheel.py
+	$(MAKE) docs
 
 test-slow: $(DEV_STAMP)
 	$(BIN)/python -m pytest -q -n auto --dist loadgroup -m slow
 
 lint: $(DEV_STAMP)
 	$(BIN)/ruff check .
+
+# the documentation site in site/ (mkdocs.yml); --strict: a broken link fails
+docs: $(DEV_STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/env_speed.py
@@ -38,4 +46,4 @@ soak: $(STAMP)
 	$(BIN)/python benchmarks/soak.py german_whist_v0 --games 10000
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build dist site *.egg-info

@@ -3,7 +3,8 @@ Einsteiger".
 
 Plays every variant of `parlour.envs.forty_fives` (Forty-Fives, Twenty-Five, Auction
 Forty-Fives, One Hundred and Ten; 2 to 6 players): robbing, bidding, naming trumps,
-discarding and trick play. Seed ``003_413a098292a99e2d.txt``; each tip is a boolean
+discarding and trick play. Rule book: *Forty-Fives: Ausführliche Regeln*; each tip is a
+boolean
 constructor keyword, on by default, named in `TIPS` with the sentence it rests on.
 ``agents.make("heuristic:-hold_top_trumps", "forty_fives_v0")`` turns one off.
 

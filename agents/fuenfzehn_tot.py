@@ -1,4 +1,4 @@
-"""Bots for Fünfzehn – tot (seed ``002_f144b8153694976f.txt``).
+"""Bots for Fünfzehn – tot (rule book: *Fünfzehn – tot*, German Wikipedia).
 
 Both read the engine state; everything in it is public except the dice still to come.
 

@@ -1,4 +1,4 @@
-"""Fünfzehn – tot's "Sinn der Regeln" (seed ``002_f144b8153694976f.txt``), checked.
+"""Fünfzehn – tot's "Sinn der Regeln" (*Fünfzehn – tot*, German Wikipedia), checked.
 
 The seed argues for its two rules with arithmetic. `dice_claims` checks each of its
 numbers exactly, with fractions; `round_seats` gives every seat's chance in one round of

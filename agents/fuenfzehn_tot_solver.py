@@ -1,4 +1,4 @@
-"""The exact turn solver for Fünfzehn – tot (seed ``002_f144b8153694976f.txt``).
+"""The exact turn solver for Fünfzehn – tot (*Fünfzehn – tot*, German Wikipedia).
 
 The seed argues for its two rules with arithmetic ("Sinn der Regeln": three rolls
 average 10.5, four average 14). This module makes the argument checkable: a dynamic

@@ -1,6 +1,6 @@
 """A rule-based Fünfzehnern bot whose choices are switchable options.
 
-Plays the engine in `parlour.envs.fuenfzehnern` (seed ``000_c8a79f0352b09240.txt``), 4
+Plays the engine in `parlour.envs.fuenfzehnern` (*How to Play Fünfzehnern*), 4
 or 3 players, strict or relaxed lead rules. Each option is a boolean constructor
 keyword, on by default and listed in `OPTIONS`; ``agents.make("heuristic:-use_zwang",
 "fuenfzehnern_v0")`` turns one off for an ablation.

@@ -1,6 +1,6 @@
 """A rule-based Herzeln bot with contract-specific play; each idea is a switch.
 
-For the engine in `parlour.envs.herzeln` (seed ``001_f4a3b1d029e2542f.txt``, both sizes,
+For the engine in `parlour.envs.herzeln` (*Herzeln*, English Wikipedia; both sizes,
 both Domino layouts). The seed gives rules but no strategy tips, so the options are the
 plain ideas the issue names, each on by default and named in `OPTIONS`;
 ``agents.make("heuristic:-duck", "herzeln_v0")`` turns one off for an ablation. A

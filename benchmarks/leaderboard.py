@@ -1,9 +1,9 @@
 """Make ``docs/leaderboard.md``: one league per game with every bot kind, rated.
 
     python benchmarks/leaderboard.py [--db runs/leaderboard.sqlite] [--scale 1.0]
-        [--add ENV=SPEC ...] [--only ENV ...] [--append] [--backend ray [--address A]]
+        [--add ENV=SPEC ...] [--only ENV ...] [--append] [--executor ray [--address A]]
 
-Each game gets a league (`parlour.training.league`) of ``random``, ``heuristic``, the
+Each game gets a league (`parlour.league`) of ``random``, ``heuristic``, the
 heuristic with each of its tips switched off, the search bots (``pimc:4`` and ``solver``
 for the card games; ``optimal`` and ``threshold:N`` for the dice game) and any
 ``--add ENV=SPEC`` (e.g. ``--add german_whist_v0=ckpt:runs/x``, a trained checkpoint).
@@ -11,7 +11,7 @@ The games are stored in ``--db`` (a new file unless ``--append``); the document 
 table per game (openskill rating, win share and mean score with 95% CIs) and a plot per
 game in ``docs/leaderboard/``. ``--scale`` multiplies the games per table (0.1 for a
 quick look). The whole run takes about 25 minutes on the busy 2-core reference
-machine. ``--backend ray`` plays the leagues' batches as Ray tasks (one Ray for all of
+machine. ``--executor ray`` plays the leagues' batches as Ray tasks (one Ray for all of
 them: a local one, or the cluster at ``--address``; docs/scale-out.md); the games
 stored are the same.
 """
@@ -26,8 +26,9 @@ import sys
 import time
 from pathlib import Path
 
-from parlour import envs
-from parlour.training import distributed, league
+from parlour import agents, envs, league
+from parlour.training import distributed
+from parlour.training.arena import teams_of
 
 # env -> (env options, games per table, the bot specs beyond random/heuristic/tips off)
 GAMES: dict[str, tuple[dict, int, list[str]]] = {
@@ -49,7 +50,7 @@ def agent_list(env_name: str, extra: list[str], added: list[str]) -> list[str]:
     """random, heuristic, each tip off, the search bots, then the added specs; the
     strong bots are spread through the list because tables of 3+ sides seat
     neighbours in the list together."""
-    tips_off = [f"heuristic:-{name}" for name in league.heuristic_switches(env_name)]
+    tips_off = [f"heuristic:-{name}" for name in agents.heuristic_switches(env_name)]
     head = ["random", "heuristic"] if env_name != "fuenfzehn_tot_v0" else ["random"]
     specs = head + tips_off
     strong = extra + added
@@ -73,13 +74,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--add", action="append", default=[], metavar="ENV=SPEC")
     parser.add_argument("--only", nargs="+", metavar="ENV", help="just these games")
     parser.add_argument("--append", action="store_true")
-    parser.add_argument("--backend", choices=["local", "ray"], default="local")
+    parser.add_argument("--executor", choices=["local", "ray"], default="local")
     parser.add_argument("--address", metavar="ADDR", help="Ray cluster (with ray)")
     args = parser.parse_args(argv)
     try:
         # refused here, before any league: --address without ray, Ray missing, an
         # address nothing answers at
-        session = distributed.session_for(args.backend, args.address)
+        session = distributed.session_for(args.executor, args.address)
     except ValueError as err:
         parser.error(str(err))
     added: dict[str, list[str]] = {}
@@ -120,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
                 db=db,
                 env_options=options,
                 progress=True,
-                backend=args.backend,
+                executor=args.executor,
                 address=args.address,
             )
             timings[env_name] = time.perf_counter() - start
@@ -138,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
         board = league.leaderboards(db, env_name, options)[0]
         figure = board.plot(figures / f"{env_name}.png")
         game = envs.make(env_name, raw=True, **options).game
-        sides = league.teams_of(game)
+        sides = teams_of(game)
         opts = ", ".join(f"{k}={v}" for k, v in options.items()) or "defaults"
         sections.append(
             "\n".join(
@@ -225,9 +226,9 @@ How to read it:
 `--add german_whist_v0=ckpt:runs/x` (repeatable, any game); a `ckpt:` agent is stored
 with the SHA-256 of its weights.
 
-**Over Ray**: `--backend ray [--address ADDR]` plays the leagues' batches as Ray tasks,
+**Over Ray**: `--executor ray [--address ADDR]` plays the leagues' batches as Ray tasks,
 on a local Ray or a cluster (`docs/scale-out.md`); each deal's seed fixes its games, so
-the tables are the same as with the local backend.
+the tables are the same as with the local executor.
 
 {chr(10).join(s + chr(10) for s in sections)}"""
 

@@ -6,9 +6,9 @@
 * **1 process**: ``run_arena`` as ``parlour arena`` runs it, by the wall clock, and by
   this process's CPU time (the per-CPU rate, which other work on the machine disturbs
   little).
-* **Ray, N CPUs**: ``run_arena(..., backend="ray")`` on a local Ray of this script's
+* **Ray, N CPUs**: ``run_arena(..., executor="ray")`` on a local Ray of this script's
   own started with ``num_cpus=N`` (``--cpus``, default 2), as ``parlour arena
-  --backend ray`` runs it. Ray's start (once per command) is timed apart, and a short
+  --executor ray`` runs it. Ray's start (once per command) is timed apart, and a short
   warm-up starts the worker processes and imports Parlour in them. The CPU time Ray's
   processes got (its workers, raylet and control store: every process under this one,
   read with psutil) says how many CPUs the run really had.
@@ -104,7 +104,7 @@ def arena_part(
         # warm the caches here and start the workers (Parlour imported in them)
         kw = {"duplicate": True, "seed": seed + 99_999}
         arena.run_arena(ENV, specs, games=4, **kw)
-        arena.run_arena(ENV, specs, games=8 * cpus, backend="ray", **kw)
+        arena.run_arena(ENV, specs, games=8 * cpus, executor="ray", **kw)
         for r in range(rounds):
             n = deals // rounds + (1 if r < deals % rounds else 0)
             kw = {"games": 2 * n, "duplicate": True, "seed": seed + r}
@@ -113,7 +113,7 @@ def arena_part(
             single["wall_s"] += time.perf_counter() - wall
             single["cpu_s"] += time.process_time() - cpu
             cpu, wall = _descendants_cpu(), time.perf_counter()
-            there = arena.run_arena(ENV, specs, backend="ray", **kw)
+            there = arena.run_arena(ENV, specs, executor="ray", **kw)
             remote["wall_s"] += time.perf_counter() - wall
             remote["ray_cpu_s"] += _descendants_cpu() - cpu
             single["deals"] += n

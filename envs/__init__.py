@@ -3,12 +3,13 @@
 Each game's package under ``envs/`` declares its `GameRecord` as ``GAME``
 (`envs/core/record.py`); `names`, `record` and `VARIANTS` are read from those records.
 
->>> from parlour import envs
->>> envs.names()[:2]
-['forty_fives_v0', 'fuenfzehn_tot_v0']
->>> envs.record("german_whist_v0").title
-'German Whist'
->>> env = envs.make("german_whist_v0", variant="honeymoon")
+Examples:
+    >>> from parlour import envs
+    >>> envs.names()[:2]
+    ['forty_fives_v0', 'fuenfzehn_tot_v0']
+    >>> envs.record("german_whist_v0").title
+    'German Whist'
+    >>> env = envs.make("german_whist_v0", variant="honeymoon")
 """
 
 from __future__ import annotations
@@ -121,10 +122,20 @@ def game_options(name: str, options: dict[str, Any] | None = None) -> dict[str, 
     return out
 
 
+def fingerprint(name: str, options: dict[str, Any] | None = None) -> dict[str, str]:
+    """The rules fingerprint of an env with ``options`` (`core.fingerprint`): short
+    SHA-256s of its game options, actions, rule tables, observation layout and sample
+    games, and their digest; checkpoints carry it."""
+    from .core.fingerprint import fingerprint as compute
+
+    return compute(name, options)
+
+
 __all__ = [
     "VARIANTS",
     "GameRecord",
     "IllegalActionError",
+    "fingerprint",
     "game_options",
     "make",
     "module",

@@ -1,5 +1,8 @@
+"""``python -m parlour``: the ``parlour`` command."""
+
 import sys
 
 from .cli import main
 
-sys.exit(main())
+if __name__ == "__main__":  # importing the module (the API docs do) runs nothing
+    sys.exit(main())

@@ -38,3 +38,21 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         metafunc.parametrize(
             ("env_name", "options"), pairs, ids=[variant_id(n, o) for n, o in pairs]
         )
+
+
+@pytest.fixture(scope="session")
+def repo_files() -> list[str]:
+    """The checkout's files, relative to its root: tracked ones and those not yet added,
+    never ignored ones (the packaging tests read them)."""
+    import subprocess
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    listed = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()
+    return [rel for rel in listed if (root / rel).is_file()]

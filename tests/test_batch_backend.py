@@ -13,6 +13,7 @@ import pytest
 import torch
 from test_batch_selfplay import ToyTeams  # tests/ is on sys.path
 
+from parlour import envs
 from parlour.cli import main
 from parlour.envs.batch import ENGINES
 from parlour.training import backends
@@ -212,6 +213,7 @@ def test_train_eval_ckpt_and_resume_end_to_end(tmp_path, capsys):
         assert (run / name).is_file(), name
     saved = ckpt_io.load(run)
     assert saved.step == 512 and saved.manifest["backend"] == "batch"
+    assert saved.manifest["fingerprint"] == envs.fingerprint("german_whist_v0")
     assert saved.manifest["snapshots"] == ["self@256"]
     steps = [r["step"] for r in _rows(run)]
     assert steps == [0, 256, 512]

@@ -1,4 +1,4 @@
-"""Cards: names as in ``shared/conventions.md`` (parse, format), packs, bitmasks."""
+"""Cards: names as in ``docs/conventions.md`` (parse, format), packs, bitmasks."""
 
 from __future__ import annotations
 

@@ -9,6 +9,7 @@ import sys
 import pytest
 from helpers import TINY_TRAINING
 
+import parlour
 from parlour.cli import main
 
 
@@ -26,6 +27,7 @@ def test_arena_prints_table_and_json(tmp_path, capsys):
     assert "win rate" in out and "paired margin" in out
     data = json.loads(path.read_text())
     assert data["games"] == 10 and len(data["per_game"]) == 10
+    assert data["parlour_version"] == parlour.__version__ and data["env_version"] == 0
     assert 0 <= data["win_rate"]["low"] <= data["win_rate"]["estimate"] <= 1
 
 
@@ -241,3 +243,76 @@ def test_a_closed_pipe_is_not_a_traceback():
     err = proc.stderr.read().decode()
     proc.wait(timeout=60)
     assert "Traceback" not in err and "BrokenPipe" not in err, err
+
+
+# --- --executor (where games are played) and the old --backend local|ray ------------
+def test_executor_and_its_old_spelling_give_the_same_games(tmp_path, capsys):
+    """arena, league and tips read --executor; their old ``--backend local|ray`` still
+    works, with one deprecation line on stderr (``parlour train --backend`` is the
+    trainer's)."""
+    base = ["arena", "german_whist_v0", "--agents", "random", "heuristic"]
+    base += ["--games", "4", "--duplicate", "--quiet", "--json"]
+    results = {}
+    for flag in ("--executor", "--backend"):
+        path = tmp_path / f"{flag[2:]}.json"
+        assert main([*base, str(path), flag, "local"]) == 0
+        err = capsys.readouterr().err
+        warned = [line for line in err.splitlines() if "deprecated" in line]
+        assert warned == (
+            []
+            if flag == "--executor"
+            else [
+                "parlour: --backend local is deprecated here: write --executor local "
+                "(--backend names the trainer of 'parlour train')"
+            ]
+        )
+        results[flag] = json.loads(path.read_text())
+    assert results["--executor"] == results["--backend"]
+    boards = []
+    for flag in ("--executor", "--backend"):
+        db = tmp_path / f"{flag[2:]}.sqlite"
+        argv = ["league", "german_whist_v0", "--agents", "random", "heuristic"]
+        argv += ["--games", "2", "--db", str(db), "--quiet", "--json", flag, "local"]
+        assert main(argv) == 0
+        out, err = capsys.readouterr()
+        assert ("deprecated" in err) == (flag == "--backend")
+        boards.append(json.loads(out))
+    assert boards[0] == boards[1]
+    # the two spellings must agree; the trainer's values are not the executor's
+    assert (
+        main(
+            [*base, str(tmp_path / "x.json"), "--executor", "local", "--backend", "ray"]
+        )
+        == 2
+    )
+    assert "--executor local and --backend ray disagree" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exc:
+        main([*base, str(tmp_path / "y.json"), "--backend", "sb3"])
+    assert exc.value.code == 2
+    assert not (tmp_path / "x.json").exists() and not (tmp_path / "y.json").exists()
+
+
+def test_the_old_backend_keyword_of_the_python_api_warns(tmp_path):
+    from parlour import league
+    from parlour.training.arena import run_arena
+
+    kw = {"games": 4, "duplicate": True}
+    new = run_arena("german_whist_v0", ["random", "heuristic"], executor="local", **kw)
+    with pytest.warns(DeprecationWarning, match="backend= .* is now executor="):
+        old = run_arena(
+            "german_whist_v0", ["random", "heuristic"], backend="local", **kw
+        )
+    assert old.summary() == new.summary() and old.deal_index == new.deal_index
+    with pytest.warns(DeprecationWarning):
+        run = league.run_league(
+            "german_whist_v0",
+            ["random", "heuristic"],
+            games=2,
+            db=tmp_path / "l.sqlite",
+            backend="local",
+        )
+    assert run.stored == 2
+    with pytest.warns(DeprecationWarning), pytest.raises(ValueError, match="disagree"):
+        run_arena(
+            "german_whist_v0", ["random", "random"], executor="ray", backend="local"
+        )

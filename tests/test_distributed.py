@@ -1,4 +1,4 @@
-"""The Ray backend of the arena, the tips harness and the league
+"""The Ray executor of the arena, the tips harness and the league
 (`parlour.training.distributed`): the same results as the local run for the same seed,
 bad input refused in one line before anything runs or is written, and nothing but plain
 data (specs, seeds, weights as numpy arrays) handed to the workers.
@@ -27,8 +27,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from parlour import league
 from parlour.cli import main
-from parlour.training import arena, distributed, league
+from parlour.training import arena, distributed
 from parlour.training import checkpoint as ckpt_io
 from parlour.training.tips import run_tips
 from parlour.training.tips.runner import Block, play_block
@@ -60,6 +61,7 @@ def random_checkpoint(path: Path, seed: int = 0) -> Path:
         "env": ENV,
         "env_options": {},
         "game_options": envs.game_options(ENV, {}),
+        "fingerprint": envs.fingerprint(ENV),
         "observation_size": game.observation_size,
         "num_actions": game.num_actions,
         "net_arch": [16],
@@ -83,7 +85,7 @@ def one_line(err: str) -> str:
 
 
 # --- refused before anything runs -----------------------------------------------------
-def test_address_without_the_ray_backend_is_refused(tmp_path, capsys):
+def test_address_without_the_ray_executor_is_refused(tmp_path, capsys):
     out = tmp_path / "out"
     for argv in (
         ["arena", ENV, "--agents", "random", "random", "--json", str(out / "a.json")],
@@ -92,7 +94,7 @@ def test_address_without_the_ray_backend_is_refused(tmp_path, capsys):
     ):
         assert main([*argv, "--address", "127.0.0.1:6379"]) == 2
         err = one_line(capsys.readouterr().err)
-        assert "--address is the Ray cluster's: use it with --backend ray" in err
+        assert "--address is the Ray cluster's: use it with --executor ray" in err
     assert not out.exists()
 
 
@@ -103,7 +105,7 @@ def test_ray_not_installed_names_what_to_install(tmp_path, capsys, monkeypatch):
         ["arena", ENV, "--agents", "random", "random", "--json", str(out / "a.json")],
         ["tips", "german_whist", "--out", str(out)],
     ):
-        assert main([*argv, "--backend", "ray"]) == 2
+        assert main([*argv, "--executor", "ray"]) == 2
         err = one_line(capsys.readouterr().err)
         assert "needs Ray: pip install 'parlour[rllib]'" in err
     assert not out.exists()
@@ -135,7 +137,7 @@ def test_unreachable_or_wrong_address_is_one_line_and_quick(tmp_path, capsys):
                 ["tips", "german_whist", "--out", str(tips_out)],
             ):
                 start = time.perf_counter()
-                assert main([*argv, "--backend", "ray", "--address", address]) == 2
+                assert main([*argv, "--executor", "ray", "--address", address]) == 2
                 assert time.perf_counter() - start < distributed.CONNECT_TIMEOUT + 5
                 err = one_line(capsys.readouterr().err)
                 assert message in err, err
@@ -147,19 +149,19 @@ def test_unreachable_or_wrong_address_is_one_line_and_quick(tmp_path, capsys):
 
 def test_options_that_need_this_process_are_refused_with_ray(tmp_path, capsys):
     record = tmp_path / "games.jsonl"
-    argv = ["arena", ENV, "--agents", "text:scripted", "random", "--backend", "ray"]
+    argv = ["arena", ENV, "--agents", "text:scripted", "random", "--executor", "ray"]
     assert main([*argv, "--record", str(record)]) == 2
     assert "--record writes each game from this process" in one_line(
         capsys.readouterr().err
     )
     assert not record.exists()
-    argv = ["tips", "german_whist", "--backend", "ray", "--workers", "2"]
+    argv = ["tips", "german_whist", "--executor", "ray", "--workers", "2"]
     assert main([*argv, "--out", str(tmp_path / "t")]) == 2
-    assert "--workers is the local backend's" in one_line(capsys.readouterr().err)
+    assert "--workers is the local executor's" in one_line(capsys.readouterr().err)
     from parlour.agents.base import RandomAgent
 
     with pytest.raises(ValueError, match="not Agent objects"):
-        arena.run_arena(ENV, [RandomAgent(0), "random"], backend="ray")
+        arena.run_arena(ENV, [RandomAgent(0), "random"], executor="ray")
 
 
 # --- what goes over the wire ----------------------------------------------------------
@@ -280,7 +282,7 @@ def test_arena_over_ray_is_the_local_arena(
     local = arena.run_arena(game, specs, **kw)
     seen: list[int] = []
     remote = arena.run_arena(
-        game, specs, backend="ray", progress=True, on_game=seen.append, **kw
+        game, specs, executor="ray", progress=True, on_game=seen.append, **kw
     )
     assert _arena_lists(remote) == _arena_lists(local)
     assert seen == list(range(1, 25))  # after each game, as locally
@@ -303,7 +305,7 @@ def test_tips_over_ray_are_the_local_tips(local_ray, tmp_path):
         "agreement_deals": 2,
     }
     local = run_tips("german_whist", workers=1, **kw)
-    remote = run_tips("german_whist", backend="ray", workers=None, **kw)
+    remote = run_tips("german_whist", executor="ray", workers=None, **kw)
     assert remote.as_dict() == local.as_dict()
     for a, b in zip(remote.results, local.results, strict=True):
         assert np.array_equal(a.a, b.a) and np.array_equal(a.b, b.b)
@@ -317,7 +319,7 @@ def test_league_over_ray_stores_the_local_games(local_ray, tmp_path):
     agents = ["random", "heuristic", "heuristic:-win_cheaply"]
     local = league.run_league(ENV, agents, games=4, db=tmp_path / "l.sqlite")
     remote = league.run_league(
-        ENV, agents, games=4, db=tmp_path / "r.sqlite", backend="ray"
+        ENV, agents, games=4, db=tmp_path / "r.sqlite", executor="ray"
     )
     assert remote.stored == local.stored == 12
 
@@ -377,7 +379,7 @@ def test_ctrl_c_over_ray_stops_cleanly(tmp_path, command):
         argv = ["league", ENV, "--agents", "heuristic", "heuristic:-win_cheaply"]
         argv += ["--games", "200000", "--db", str(out)]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "parlour.cli", *argv, "--backend", "ray"],
+        [sys.executable, "-m", "parlour.cli", *argv, "--executor", "ray"],
         stderr=subprocess.PIPE,
         text=True,
     )
@@ -411,7 +413,7 @@ def test_ctrl_c_over_ray_stops_cleanly(tmp_path, command):
 @pytest.mark.slow
 def test_two_node_cluster_plays_the_local_games(tmp_path):
     """A head and a worker node started here with ``ray start`` (1 CPU each, a temp
-    dir and a token of this test's own), ``parlour arena --backend ray --address``
+    dir and a token of this test's own), ``parlour arena --executor ray --address``
     against it: the JSON is the local run's, both nodes played chunks (Ray's worker
     logs name their node), and only this cluster is stopped."""
     ray_cli = Path(sys.executable).with_name("ray")
@@ -478,7 +480,7 @@ def test_two_node_cluster_plays_the_local_games(tmp_path):
         assert main([*argv, "--json", str(local), "--quiet"]) == 0
         run = subprocess.run(
             [sys.executable, "-m", "parlour.cli", *argv, "--json", str(remote)]
-            + ["--backend", "ray", "--address", address],
+            + ["--executor", "ray", "--address", address],
             env=env,
             capture_output=True,
             text=True,

@@ -1,4 +1,4 @@
-"""Scenario tests for ``forty_fives_v0`` (seed 003, ``shared/rules-notes.md`` §1).
+"""Scenario tests for ``forty_fives_v0`` (the rule book and the rules notes §1).
 
 Each test forces an exact deal and checks one rule; the docstrings quote the seed
 sentence (German) or the rules-notes point behind it. Single-deal scenarios go through

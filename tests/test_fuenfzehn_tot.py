@@ -1,4 +1,4 @@
-"""Scenario tests for Fünfzehn – tot (seed 002, ``shared/rules-notes.md`` §5).
+"""Scenario tests for Fünfzehn – tot (the rule book and the rules notes §5).
 
 Every game here is scripted: ``reset(options={"starter": s, "dice": [...]})`` fixes who
 starts and every die, so each test checks one rule. In a plan a turn is a list of faces
@@ -710,7 +710,7 @@ def test_agent_specs() -> None:
         ("threshold:0", "1..15"),
         ("optimal:fast", "takes no options"),
         ("heuristic:+greedy", "unknown switch.*valid: lookahead"),
-        ("wizard", "unknown agent spec 'wizard'.*threshold:N or optimal"),
+        ("wizard", "unknown agent kind 'wizard' for fuenfzehn_tot_v0; .*threshold:N"),
     ]:
         with pytest.raises(ValueError, match=message):
             agents.make(spec, ENV)

@@ -1,6 +1,6 @@
-"""Scenario tests for ``fuenfzehnern_v0`` (seed ``000_c8a79f0352b09240.txt``).
+"""Scenario tests for ``fuenfzehnern_v0`` (rule book: *How to Play Fünfzehnern*).
 
-The rule texts are the seed and ``shared/rules-notes.md`` §3.
+The rule texts are the seed and the rules notes §3.
 
 Each test forces an exact deal and checks one rule. Deals name the dealer; with dealer 3
 (4 players) or 2 (3 players) eldest is player_0. Moves are card names in play order.

@@ -3,9 +3,10 @@
 Each test taking ``env_name`` and ``options`` runs once per entry of
 ``parlour.envs.VARIANTS`` (see ``conftest.py``), so a new game is covered as soon as it
 registers. Two checks need to know how a game's forced deals look; they read the
-per-game providers `FORCED_DEALS` and `HIDDEN_INFO_TWINS` below and skip, saying what to
-add, for a game without one. PettingZoo's own checkers (``api_test``, ``seed_test``,
-``render_test``, the parallel ones) and the trainers' are in ``test_ecosystem.py``.
+``random_deal`` and ``hidden_twins`` hooks of its record (`deal_hook`) and fail, saying
+what to add, for a game without them. PettingZoo's own checkers (``api_test``,
+``seed_test``, ``render_test``, the parallel ones) and the trainers' are in
+``test_ecosystem.py``.
 
 Timing: the default random soak shares ``SOAK_TOTAL_STEPS`` steps equally among the
 variants (so long episodes, such as a Honeymoon match, get fewer games, and the file's
@@ -41,158 +42,22 @@ SOAK_TOTAL_STEPS = 300_000
 SOAK_MIN_GAMES = 50
 
 
-# --- per-game providers ---------------------------------------------------------------
-def german_whist_deal(game: Any, rng: np.random.Generator) -> dict[str, Any]:
-    """A random valid forced deal: ``{"dealer", "hands": [[13], [13]], "stock"}``."""
-    names = list(game.deck.names)
-    rng.shuffle(names)
-    return {
-        "dealer": int(rng.integers(2)),
-        "hands": [names[:13], names[13:26]],
-        "stock": names[26:],
-    }
-
-
-def german_whist_twins(
-    game: Any, rng: np.random.Generator
-) -> tuple[dict[str, Any], dict[str, Any], int, Callable[[Any, Any], bool]]:
-    """Two deals that differ only in what ``observer`` cannot know: one to four cards of
-    the opponent's hand swapped with stock cards that the loser of a stage-1 trick draws
-    face down. They look the same to the observer while both are in stage 1 (the
-    opponent's hand is open in stage 2) and the observer has not drawn a different
-    card."""
-    deal = german_whist_deal(game, rng)
-    observer = int(rng.integers(2))
-    twin = copy.deepcopy(deal)
-    opp_hand, stock = twin["hands"][1 - observer], twin["stock"]
-    swaps = int(rng.integers(1, 5))
-    hidden_places = range(1, len(stock), 2)  # odd places are drawn face down
-    for i, j in zip(
-        rng.choice(13, swaps, replace=False),
-        rng.choice(hidden_places, swaps, replace=False),
-        strict=True,
-    ):
-        opp_hand[i], stock[j] = stock[j], opp_hand[i]
-
-    def same_view(a: Any, b: Any) -> bool:
-        return (
-            a.phase == b.phase
-            and game.current_player(a) >= 0
-            and a.stage == b.stage == 1
-            and a.hands[observer] == b.hands[observer]
-            and a.face_up == b.face_up
+# --- the game's own deal hooks -------------------------------------------------------
+def deal_hook(env_name: str, hook: str) -> Any:
+    """The record's ``random_deal`` or ``hidden_twins`` hook of a game; a skip with the
+    record's reason for a game without cards or hidden information, a failure saying
+    what to add for a game that forgot it."""
+    record = envs.record(env_name)
+    if record.no_deal:
+        pytest.skip(record.no_deal)
+    if hook == "hidden_twins" and record.perfect_information:
+        pytest.skip("perfect information: nothing is hidden")
+    if not getattr(record, hook):
+        pytest.fail(
+            f"no {hook} hook for {env_name}: add it to its GameRecord "
+            "(docs/adding_a_game.md)"
         )
-
-    return {"deal": deal}, {"deal": twin}, observer, same_view
-
-
-def eight_card_deal(game: Any, rng: np.random.Generator) -> dict[str, Any]:
-    """Herzeln and Fünfzehnern: ``{"dealer", "hands": [[8] × n]}`` from the cards in
-    play."""
-    in_play = getattr(game, "in_play", game.deck.all_mask)
-    names = [game.deck.format(c) for c in cards_in(in_play)]
-    rng.shuffle(names)
-    n = game.num_players
-    return {
-        "dealer": int(rng.integers(n)),
-        "hands": [names[8 * i : 8 * i + 8] for i in range(n)],
-    }
-
-
-def forty_fives_deal(game: Any, rng: np.random.Generator) -> dict[str, Any]:
-    """``{"dealer", "hands": [[5] × n], "kitty": [3] (auction), "stock": [...]}``."""
-    names = list(game.deck.names)
-    rng.shuffle(names)
-    n = game.num_players
-    deal: dict[str, Any] = {
-        "dealer": int(rng.integers(n)),
-        "hands": [names[5 * i : 5 * i + 5] for i in range(n)],
-    }
-    rest = names[5 * n :]
-    if game.auction:
-        deal["kitty"], rest = rest[:3], rest[3:]
-    deal["stock"] = rest
-    return deal
-
-
-#: public state fields that must agree for two twin games to look alike (those a game
-#: lacks are ignored): Domino's layout and passes, Forty-Fives' robbing and auction
-#: (not Forty-Fives' ``rob_seat``: who may still rob is hidden, see test_forty_fives.py)
-PUBLIC_FIELDS = (
-    "passes",
-    "laid",
-    "line_top",
-    "line_bottom",
-    "out_order",
-    "robbed_by",
-    "bid_history",
-    "contract",
-    "trump",
-    "drawn",
-    "turned",
-)
-
-
-def swap_twins(make_deal: Callable, hand_size: int) -> Callable:
-    """Twins: one card swapped between two hands other than the observer's (with two
-    players, between the opponent's hand and the bottom of the stock); alike to the
-    observer until the difference shows in play."""
-
-    def twins(
-        game: Any, rng: np.random.Generator
-    ) -> tuple[dict[str, Any], dict[str, Any], int, Callable[[Any, Any], bool]]:
-        deal = make_deal(game, rng)
-        n = game.num_players
-        observer = int(rng.integers(n))
-        twin = copy.deepcopy(deal)
-        i, j = rng.integers(hand_size, size=2)
-        if n == 2:
-            opp = twin["hands"][1 - observer]
-            opp[i], twin["stock"][-1] = deal["stock"][-1], opp[i]
-        else:
-            a, b = rng.choice([s for s in range(n) if s != observer], 2, replace=False)
-            twin["hands"][a][i] = deal["hands"][b][j]
-            twin["hands"][b][j] = deal["hands"][a][i]
-
-        def same_view(x: Any, y: Any) -> bool:
-            return (
-                x.phase == y.phase
-                and x.deal_no == y.deal_no == 0
-                and game.current_player(x) == game.current_player(y) >= 0
-                and x.hands[observer] == y.hands[observer]
-                and x.played_by == y.played_by
-                and all(
-                    getattr(x, f, None) == getattr(y, f, None) for f in PUBLIC_FIELDS
-                )
-            )
-
-        return {"deal": deal}, {"deal": twin}, observer, same_view
-
-    return twins
-
-
-#: games without cards: no deal to force and no hidden cards (the reason is the skip
-#: text)
-NO_CARDS = {
-    "fuenfzehn_tot_v0": "dice game: no cards; scripted dice and the observation's "
-    "independence of future dice are tested in tests/test_fuenfzehn_tot.py",
-}
-#: env name -> f(game, rng) giving a valid forced deal (``reset(options={"deal": …})``)
-FORCED_DEALS: dict[str, Callable[[Any, np.random.Generator], dict[str, Any]]] = {
-    "german_whist_v0": german_whist_deal,
-    "herzeln_v0": eight_card_deal,
-    "fuenfzehnern_v0": eight_card_deal,
-    "forty_fives_v0": forty_fives_deal,
-}
-#: env name -> f(game, rng) giving (options A, options B, observer seat, same_view):
-#: two starts that differ only in what the observer cannot know, and same_view(state A,
-#: state B), true while the two games still look alike to the observer
-HIDDEN_INFO_TWINS: dict[str, Callable[..., tuple]] = {
-    "german_whist_v0": german_whist_twins,
-    "herzeln_v0": swap_twins(eight_card_deal, 8),
-    "fuenfzehnern_v0": swap_twins(eight_card_deal, 8),
-    "forty_fives_v0": swap_twins(forty_fives_deal, 5),
-}
+    return record.load(hook)
 
 
 # --- helpers --------------------------------------------------------------------------
@@ -424,14 +289,7 @@ def test_mask_is_engine_legal_actions(env_name: str, options: dict) -> None:
 def test_hidden_information(env_name: str, options: dict) -> None:
     """Two starts that differ only in what one player cannot know give that player the
     same observations (and mask) at every corresponding point of play."""
-    twins = HIDDEN_INFO_TWINS.get(env_name)
-    if env_name in NO_CARDS:
-        pytest.skip(NO_CARDS[env_name])
-    if twins is None:
-        pytest.fail(
-            f"no hidden-information twins for {env_name}: add them to "
-            "HIDDEN_INFO_TWINS in tests/test_generic.py"
-        )
+    twins = deal_hook(env_name, "hidden_twins")
     rng = np.random.default_rng(0)
     trials, compared = 60, 0
     for trial in range(trials):
@@ -592,14 +450,7 @@ def _dealer_type(deal: dict) -> str:
 def test_malformed_deals(env_name: str, options: dict) -> None:
     """Each mutation in `MALFORMED` of a valid forced deal raises ValueError whose
     message names the problem; a deal that is not a dict too."""
-    make_deal = FORCED_DEALS.get(env_name)
-    if env_name in NO_CARDS:
-        pytest.skip(NO_CARDS[env_name])
-    if make_deal is None:
-        pytest.fail(
-            f"no forced-deal provider for {env_name}: add one to FORCED_DEALS in "
-            "tests/test_generic.py"
-        )
+    make_deal = deal_hook(env_name, "random_deal")
     env = envs.make(env_name, **options)
     good = make_deal(env.unwrapped.game, np.random.default_rng(0))
     env.reset(options={"deal": good})  # the unbroken deal is fine

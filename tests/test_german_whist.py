@@ -1,7 +1,7 @@
-"""German Whist and Honeymoon Whist: one scenario test per rule of seed 004.
+"""German Whist and Honeymoon Whist: one scenario test per rule of the rule book.
 
 Each test forces an exact deal (``reset(options={"deal": …})``) and checks one rule;
-its docstring quotes the seed sentence (or names the ``shared/rules-notes.md`` §2
+its docstring quotes the seed sentence (or names the rules notes §2
 choice) it rests on. `deal` builds a full deal from the few cards a test cares about;
 `stage2` plays a scripted stage 1 so that a test can start stage 2 with the hands it
 wants.

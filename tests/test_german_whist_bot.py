@@ -1,6 +1,6 @@
 """The German Whist heuristic bot (`parlour.agents.german_whist`).
 
-Seed ``004_d8444d2889c5bb38.txt``, "Strategy tips": every tip is a switch of the bot,
+The rule book's "Strategy tips" (*German Whist*): every tip is a switch of the bot,
 and each switch has a scripted position below where turning it off changes the card
 played; each scenario's docstring quotes its tip. Also: legal moves in both variants, a
 wide margin over random play, seeded determinism, a fingerprint of its decisions (so

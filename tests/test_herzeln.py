@@ -1,4 +1,4 @@
-"""Scenario tests for ``herzeln_v0`` (seed 001 with ``shared/rules-notes.md`` §4).
+"""Scenario tests for ``herzeln_v0`` (the rule book with the rules notes §4).
 
 Each test forces an exact deal with ``reset(options={"deal": …})`` and checks one rule;
 the docstrings quote the seed sentence or the rules-notes point it rests on.

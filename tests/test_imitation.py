@@ -14,6 +14,7 @@ from test_training import TINY  # tests/ is on sys.path (pytest's rootdir-less m
 from parlour import agents, envs
 from parlour.agents.base import Turn
 from parlour.training import imitation
+from parlour.training.backends.sb3 import MaskedMlpPolicy
 from parlour.training.selfplay import OpponentPool, SelfPlayEnv
 from parlour.training.train import config_from_dict, train
 
@@ -181,7 +182,11 @@ def _model(env: str, options: dict) -> MaskablePPO:
     pool = OpponentPool(env, {"random": 1.0}, seed=0, env_options=options)
     venv = DummyVecEnv([lambda: SelfPlayEnv(env, options, pool=pool, seed=0)])
     return MaskablePPO(
-        "MlpPolicy", venv, policy_kwargs={"net_arch": [64, 64]}, device="cpu", seed=0
+        MaskedMlpPolicy,
+        venv,
+        policy_kwargs={"net_arch": [64, 64]},
+        device="cpu",
+        seed=0,
     )
 
 
@@ -233,6 +238,32 @@ def test_fit_puts_the_mass_on_the_target_set(one_thread):
     assert report.agreement > 0.97 and report.exact_agreement == report.agreement
     assert report.exact_decisions == report.held_out_decisions
     assert report.policy_loss < 0.1  # -log P(set): the set holds > 90% of the mass
+
+
+def test_the_sb3_and_batch_networks_are_imitation_policies(one_thread):
+    """Both backends' own networks are what `fit` trains (no adapter): masked
+    log-probabilities normalised over the legal moves, the same for both layouts
+    when they hold the same weights (the batch network uses SB3's parameter names)."""
+    from parlour.training.backends.batch import ActorCritic
+
+    torch.manual_seed(0)
+    data = imitation.collect("german_whist_v0", {}, "random", games=1, seed=0)
+    obs = torch.from_numpy(data.observations[:16])
+    masks = torch.from_numpy(data.masks[:16])
+    sb3 = _model("german_whist_v0", {}).policy
+    batch = ActorCritic(obs.shape[1], masks.shape[1], [64, 64], "tanh")
+    batch.load_state_dict(sb3.state_dict(), strict=False)
+    for net in (sb3, batch):
+        assert isinstance(net, imitation.ImitationPolicy)
+        logp = net.masked_log_probs(obs, masks)
+        torch.testing.assert_close(logp.exp().sum(1), torch.ones(16))
+        assert (logp[~masks] < -1e7).all()
+    with torch.no_grad():
+        torch.testing.assert_close(
+            batch.masked_log_probs(obs, masks)[masks],
+            sb3.masked_log_probs(obs, masks)[masks],
+        )
+        torch.testing.assert_close(batch.predict_values(obs), sb3.predict_values(obs))
 
 
 def test_fit_rejects_bad_arguments(one_thread):

@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
+import parlour
+from parlour import league
 from parlour.cli import main
-from parlour.training import league
 
 ENV = "german_whist_v0"
 AGENTS = ["random", "heuristic", "heuristic:-duck_duds"]
@@ -86,6 +87,8 @@ def test_show_prints_json_and_plot(tmp_path, capsys):
     )
     data = json.loads(capsys.readouterr().out)
     assert data[0]["env"] == ENV and data[0]["games"] == 2
+    assert data[0]["parlour_version"] == parlour.__version__
+    assert data[0]["env_version"] == 0
     names = {s["agent"] for s in data[0]["standings"]}
     assert names == {"random", "heuristic"}
     assert plot.stat().st_size > 1000
@@ -141,7 +144,7 @@ def test_fit_rates_partnerships_as_teams():
 _WRITER = textwrap.dedent(
     """
     import sys, time
-    from parlour.training import league
+    from parlour import league
     db, start = sys.argv[1], float(sys.argv[2])
     while time.time() < start:
         time.sleep(0.01)
@@ -194,11 +197,12 @@ def test_interrupt_keeps_every_finished_batch(tmp_path, monkeypatch):
             raise KeyboardInterrupt
         return real(batch, on_game)
 
-    monkeypatch.setattr(league, "play_batch", interrupted_on_third)
+    # run_league plays what its module names play_batch
+    monkeypatch.setattr(league.run, "play_batch", interrupted_on_third)
     run = league.run_league(ENV, AGENTS, games=8, db=db, batch_deals=1)
     assert run.interrupted
     assert run.stored == 2 * 2 == len(rows(db))
-    monkeypatch.setattr(league, "play_batch", real)
+    monkeypatch.undo()
     # the interrupted batch's deal was claimed, so the next run does not reuse it
     league.run_league(ENV, AGENTS, games=2, db=db)
     deals = [(r["pairing"], r["deal"]) for r in rows(db)]
@@ -208,7 +212,7 @@ def test_interrupt_keeps_every_finished_batch(tmp_path, monkeypatch):
 _SLOW_WRITER = textwrap.dedent(
     """
     import sys
-    from parlour.training import league
+    from parlour import league
     league.run_league("german_whist_v0", ["random", "heuristic"], games=100000,
                       db=sys.argv[1], batch_deals=2)
     """
@@ -341,11 +345,11 @@ def test_bad_db_path_is_refused_before_any_game(tmp_path, capsys):
     assert main(["league", ENV]) == 2
 
 
-def test_ray_backend_without_ray_names_what_to_install(tmp_path, capsys, monkeypatch):
+def test_ray_executor_without_ray_names_what_to_install(tmp_path, capsys, monkeypatch):
     monkeypatch.setitem(sys.modules, "ray", None)
     db = tmp_path / "r.sqlite"
     argv = ["league", ENV, "--agents", "random", "heuristic", "--db", str(db)]
-    assert main([*argv, "--backend", "ray"]) == 2
+    assert main([*argv, "--executor", "ray"]) == 2
     err = capsys.readouterr().err
     assert "ray[rllib]" in err and err.count("\n") == 1
     assert not db.exists()
@@ -353,7 +357,7 @@ def test_ray_backend_without_ray_names_what_to_install(tmp_path, capsys, monkeyp
 
 # Starting Ray takes 5-20 s (processes for its control store and workers): slow suite.
 @pytest.mark.slow
-def test_ray_backend_stores_the_same_games_as_local(tmp_path):
+def test_ray_executor_stores_the_same_games_as_local(tmp_path):
     ray = pytest.importorskip("ray")
     local, remote = tmp_path / "local.sqlite", tmp_path / "ray.sqlite"
     league.run_league(ENV, AGENTS, games=4, db=local)
@@ -363,7 +367,7 @@ def test_ray_backend_stores_the_same_games_as_local(tmp_path):
             AGENTS,
             games=4,
             db=remote,
-            backend="ray",
+            executor="ray",
             ray_init={"num_cpus": 2, "include_dashboard": False},
         )
     finally:

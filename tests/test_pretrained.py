@@ -25,10 +25,15 @@ FILES = {"manifest.json", "weights.pt", "command.sh", "card.md"}
 
 
 def tiny_checkpoint(
-    path: Path, env: str = ENV, options: dict | None = None, seed: int = 0
+    path: Path,
+    env: str = ENV,
+    options: dict | None = None,
+    seed: int = 0,
+    fingerprint: dict | None = None,
 ) -> Path:
     """A checkpoint of a random 16-unit network, as training writes one (with the
-    value head and an optimiser entry that the export must drop)."""
+    value head and an optimiser entry that the export must drop); ``fingerprint``
+    replaces the env's rules fingerprint (``{}``: a manifest without one)."""
     options = options or {}
     game = envs.make(env, raw=True, **options).game
     obs, acts = game.observation_size, game.num_actions
@@ -53,7 +58,11 @@ def tiny_checkpoint(
         "activation": "relu",
         "step": 1234,
         "config": {"env": env},
+        "fingerprint": envs.fingerprint(env, options),
     }
+    if fingerprint is not None:
+        manifest.pop("fingerprint")
+        manifest.update({"fingerprint": fingerprint} if fingerprint else {})
     return ckpt_io.save(path, {"policy": policy, "optimizer": {}}, manifest)
 
 
@@ -93,6 +102,23 @@ def test_export_keeps_only_the_actor_and_loads_as_a_checkpoint(models):
     assert (directory / "command.sh").read_text() == "parlour train german_whist_v0\n"
 
 
+def test_export_carries_the_rules_fingerprint_of_now(models, tmp_path):
+    """The exported manifest holds the env's fingerprint; a run trained on other
+    rules is refused before anything is written, and one from before fingerprints is
+    exported (with a warning) under the fingerprint of now."""
+    manifest = ckpt_io.load(models / ENV).manifest
+    assert manifest["fingerprint"] == envs.fingerprint(ENV)
+    other = {**envs.fingerprint(ENV), "play": "0" * 16}
+    source = tiny_checkpoint(tmp_path / "other", fingerprint=other)
+    with pytest.raises(ckpt_io.CheckpointError, match="sample games changed"):
+        pretrained.export(source, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+    legacy = tiny_checkpoint(tmp_path / "legacy", fingerprint={})
+    with pytest.warns(ckpt_io.UncheckedRulesWarning):
+        out = pretrained.export(legacy, tmp_path / "out")
+    assert ckpt_io.load(out).manifest["fingerprint"] == envs.fingerprint(ENV)
+
+
 def test_pretrained_plays_as_its_checkpoint_does(models):
     a = run_arena(ENV, ["pretrained", "random"], games=4, duplicate=True, seed=3)
     b = run_arena(
@@ -119,7 +145,7 @@ def test_other_options_are_refused_with_the_options_it_was_trained_for(models):
     message = str(err.value)
     assert "\n" not in message
     assert "trained for -o variant=german, not variant=honeymoon" in message
-    with pytest.raises(ValueError, match="pretrained takes no options"):
+    with pytest.raises(ValueError, match="no pretrained agent named x is shipped"):
         agents.make("pretrained:x", ENV)
 
 
@@ -163,7 +189,7 @@ def test_cli_arena_play_eval_and_list(models, tmp_path, monkeypatch, capsys):
 def test_league_stores_pretrained_with_its_weights_hash(models, tmp_path):
     import sqlite3
 
-    from parlour.training import league
+    from parlour import league
 
     db = tmp_path / "l.sqlite"
     league.run_league(ENV, ["pretrained", "random"], games=2, db=db)
@@ -182,7 +208,7 @@ def test_a_model_per_variant_is_chosen_by_the_game_options(models, tmp_path, cap
     assert pretrained.models_of(ENV) == [models / ENV, out]
     assert pretrained.model_dir(ENV) == models / ENV
     assert pretrained.model_dir(ENV, {"variant": "honeymoon"}) == out
-    from parlour.training import league
+    from parlour import league
 
     # each variant's pretrained is its own model, with its own weights in a league
     honeymoon = league.checkpoint_hash("pretrained", ENV, {"variant": "honeymoon"})
@@ -190,6 +216,16 @@ def test_a_model_per_variant_is_chosen_by_the_game_options(models, tmp_path, cap
         "weights_sha256"
     ]
     assert honeymoon != league.checkpoint_hash("pretrained", ENV)
+    # pretrained:NAME names a model: the honeymoon one, asked for by its name
+    named = f"pretrained:{ENV}.honeymoon"
+    options = {"variant": "honeymoon"}
+    assert league.checkpoint_hash(named, ENV, options) == honeymoon
+    bot = agents.make(f"{named}@sample", ENV, seed=0, env_options=options)
+    assert bot.spec == f"{named}@sample" and not bot.deterministic
+    with pytest.raises(ValueError, match="trained with options|trained for"):
+        agents.make(named, ENV)  # the default options: not that model's game
+    with pytest.raises(ValueError, match=f"{named} plays {ENV}, not herzeln_v0"):
+        agents.make(named, "herzeln_v0")
     run_arena(
         ENV, ["pretrained", "random"], games=2, env_options={"variant": "honeymoon"}
     )

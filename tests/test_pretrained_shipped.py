@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from parlour import envs
+from parlour.envs.core import fingerprint
 from parlour.training import pretrained
 from parlour.training.arena import run_arena
 
@@ -43,6 +45,19 @@ def test_each_shipped_agent_loads_and_plays(name):
     assert pretrained.model_dir(env, options) == SHIPPED[name]
     result = run_arena(env, ["pretrained", "random"], games=2, env_options=options)
     assert result.games == 2
+
+
+@pytest.mark.parametrize("name", sorted(SHIPPED))
+def test_shipped_models_were_trained_on_the_rules_of_now(name):
+    """The guard for the shipped models: a change of an engine's rule tables, actions,
+    observation layout or play refuses the models trained before it (retrain them, or
+    show they play the same and store the new fingerprint)."""
+    info = json.loads((SHIPPED[name] / "manifest.json").read_text())
+    current = envs.fingerprint(info["env"], info["game_options"])
+    stored = info.get("fingerprint", {})
+    assert not fingerprint.changes(stored, current), (
+        f"{name}: {fingerprint.describe(stored, current)}"
+    )
 
 
 def test_package_data_covers_every_shipped_file():

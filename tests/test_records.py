@@ -13,6 +13,7 @@ import pytest
 from parlour import agents, envs
 from parlour.cli import EXTRA_KINDS, agent_kinds
 from parlour.envs import GameRecord
+from parlour.envs.core.record import HOOKS, REQUIRED
 
 ENVS_DIR = Path(envs.__file__).parent
 
@@ -30,6 +31,33 @@ def test_every_game_package_registers_one_record():
         assert re.fullmatch(r"[a-z_]+_v\d+", r.name) and r.title
 
 
+@pytest.mark.parametrize("name", envs.names())
+def test_every_record_has_every_hook_and_each_resolves(name):
+    """The hooks every game needs are declared (`GameRecord.missing`), and every hook
+    string names something that imports: a typo fails here, not in the first game a
+    user plays."""
+    record = envs.record(name)
+    assert record.missing() == []
+    for hook in HOOKS:
+        if getattr(record, hook):
+            assert callable(record.load(hook)), f"{name}.{hook} is not callable"
+
+
+def test_a_record_missing_hooks_says_which():
+    bare = GameRecord(name="x_v0", title="X", package="x", variants=({},))
+    assert bare.missing() == [*REQUIRED, "random_deal", "hidden_twins"]
+    with pytest.raises(ValueError, match="x_v0 has no text_view hook"):
+        bare.load("text_view")
+    with pytest.raises(ValueError, match="'nothing' is not a hook"):
+        bare.load("nothing")
+    dice = GameRecord(
+        name="d_v0", title="D", package="d", variants=({},), no_deal="dice",
+        perfect_information=True,
+    )  # fmt: skip
+    assert "random_deal" not in dice.missing()
+    assert "hidden_twins" not in dice.missing()
+
+
 def test_tables_are_views_of_the_records():
     records = {r.name: r for r in envs.records()}
     assert list(envs.VARIANTS) == envs.names() == sorted(records)
@@ -40,7 +68,9 @@ def test_tables_are_views_of_the_records():
     assert agents.EXACT_MOVES == {
         "german_whist_v0": records["german_whist_v0"].exact_moves
     }
-    assert set(agents.EXTRA_AGENTS) == set(records)
+    assert agents.EXTRA_AGENTS == {
+        name: r.extra_agents for name, r in records.items() if r.extra_agents
+    }
     # the views are copies: a caller changing one changes no record
     envs.VARIANTS["german_whist_v0"][0]["variant"] = "changed"
     assert envs.VARIANTS["german_whist_v0"][0] == {"variant": "german"}
@@ -76,6 +106,8 @@ def test_importing_the_registry_loads_no_game_and_no_torch():
         ({"variants": ()}, "at least one variant"),
         ({"heuristic": "no_colon"}, "module:attribute"),
         ({"extra_agents": "m:f"}, "go together"),
+        ({"text_view": "no_colon"}, "module:attribute"),
+        ({"random_deal": "m:f", "no_deal": "dice"}, "not both"),
     ],
 )
 def test_a_bad_record_is_refused(kwargs, message):

@@ -20,6 +20,7 @@ import ray
 import torch
 import yaml
 
+from parlour import envs
 from parlour.cli import main as cli
 from parlour.integrations import rllib as prl
 from parlour.training import checkpoint as ckpt_io
@@ -226,6 +227,7 @@ def test_tiny_run_checkpoint_interrupt_and_resume(
         assert torch.equal(saved.tensors["rllib_module"][key], value), key
     assert saved.manifest["snapshots"] == ["self@256"]
     assert saved.manifest["backend"] == "rllib"
+    assert saved.manifest["fingerprint"] == envs.fingerprint("german_whist_v0")
     runners = json.loads((run_dir / rllib_backend.RUNNERS_FILE).read_text())
     assert [r["worker_index"] for r in runners["runners"]] == [1]
 
@@ -266,9 +268,10 @@ def test_more_runners_than_the_clusters_cpus(local_ray, tmp_path: Path) -> None:
 
 @pytest.mark.xdist_group("ray")
 def test_warm_start_fit_reaches_the_env_runner(local_ray, tmp_path: Path) -> None:
-    """The warm start's fit trains the learner's RLlib module through the SB3-policy
-    view `imitation.fit` uses: the student then copies the teacher more often than
-    chance, and the env runner plays with the fitted weights."""
+    """The warm start's fit trains the learner's RLlib module itself (an
+    `imitation.ImitationPolicy`, normalised over the legal moves): the student then
+    copies the teacher more often than chance, and the env runner plays with the
+    fitted weights."""
     from parlour.training.selfplay import OpponentPool
 
     config = config_from_dict({**TINY, "tensorboard": False})
@@ -285,6 +288,13 @@ def test_warm_start_fit_reaches_the_env_runner(local_ray, tmp_path: Path) -> Non
         assert len(losses) == config.warm_start_epochs
         assert losses[-1] < losses[0]
         assert 0 < report.agreement <= 1
+        module = backend._module()
+        assert isinstance(module, imitation.ImitationPolicy)
+        obs, masks = (torch.from_numpy(a[:16]) for a in (data.observations, data.masks))
+        logp = module.masked_log_probs(obs, masks)
+        torch.testing.assert_close(logp.exp().sum(1), torch.ones(16))
+        assert (logp[~masks] < -1e7).all()
+        assert module.predict_values(obs).shape == (16,)
         learner = backend._module().state_dict()
         runner = backend.algo.env_runner_group.local_env_runner.module
         for key, value in runner.state_dict().items():

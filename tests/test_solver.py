@@ -1,7 +1,7 @@
 """Tests of the German Whist / Honeymoon Whist solver and its bots
 (``parlour.agents.solver.german_whist``).
 
-The seed (``004_d8444d2889c5bb38.txt``) says of stage 2: "Play stage 2 with both hands
+The seed (*German Whist*) says of stage 2: "Play stage 2 with both hands
 face up. Every card is accounted for by then … There's nothing left to guess, only to
 calculate." The solver calculates; these tests check it against brute force over the
 engine itself (so the two cannot drift apart), that the solver bot never lets a won
@@ -471,7 +471,7 @@ def test_specs_build_the_bots() -> None:
         ("pimc:0", "1..1000"),
         ("pimc:5000", "1..1000"),
         ("solver:3", "no options"),
-        ("oracle", "solver or pimc:N"),
+        ("oracle", "unknown agent kind 'oracle' for german_whist_v0; .*solver, pimc:N"),
     ],
 )
 def test_bad_specs_raise(spec: str, message: str) -> None:

@@ -8,8 +8,11 @@ recorded games.
   that move and no bad answer is ever accepted (the env raises on an illegal move).
   The default suite plays 20 games per variant, the ``slow`` test 200 against random
   play and the heuristic bot.
-- Prompts against the hidden-information twins of ``tests/test_generic.py``: two deals
-  that differ only in cards a seat cannot know give that seat identical prompts.
+- Prompts against the hidden-information twins of each game's record (its
+  ``hidden_twins`` hook): two deals that differ only in cards a seat cannot know give
+  that seat identical prompts.
+- Each variant's rules summary holds its key rules (the record's ``key_rules``), and a
+  forfeit scores as the record's ``decided_by`` says.
 - Recorded games (JSONL) replay to the same final scores; a changed record is caught.
 """
 
@@ -20,10 +23,11 @@ from typing import Any
 
 import numpy as np
 import pytest
-from test_generic import HIDDEN_INFO_TWINS, NO_CARDS
+from test_generic import deal_hook
 
 from parlour import agents, envs
 from parlour.agents import Turn
+from parlour.envs.core.engine import TERMINAL
 from parlour.text import (
     Forfeit,
     ScriptedAnswerer,
@@ -301,49 +305,17 @@ def test_parser_refuses_non_text() -> None:
 
 
 # --- rules summaries --------------------------------------------------------------
-#: words each variant's rules summary must hold (its key rules)
-KEY_RULES = {
-    ("german_whist_v0", "german"): ["Seen row", "7 of the 13", "face-up", "trumps"],
-    ("german_whist_v0", "honeymoon"): ["JKH", "ANY card", "14 or more", "Seen row"],
-    ("forty_fives_v0", "forty_fives"): ["5 of trumps", "AH", "rob:X", "norob", "45"],
-    ("forty_fives_v0", "twenty_five"): ["rob:X", "at once", "25"],
-    ("forty_fives_v0", "auction"): ["bid:15", "hold", "trump:S", "discard:X", "120"],
-    ("forty_fives_v0", "one_ten"): ["bid:15", "cannot rise above", "kitty"],
-    ("fuenfzehnern_v0", "strict"): ["capture chain", "Strict", "zwang:QS", "minus 15"],
-    ("fuenfzehnern_v0", "relaxed"): ["Relaxed", "latest capture suit", "Zwang"],
-    ("herzeln_v0", "partie"): ["eight deals", "No Hearts", "Domino", "KH", "ten beats"],
-    ("herzeln_v0", "no_hearts"): ["One deal", "No Hearts", "A -11", "follow suit"],
-    ("herzeln_v0", "king_of_hearts"): ["One deal", "KH costs -40", "follow suit"],
-    ("herzeln_v0", "domino"): ["Jack", "X@top", "pass", "turns the corner"],
-    ("herzeln_v0", "domino_rows"): ["row per suit", "JH", "X@bottom", "pass"],
-    ("fuenfzehn_tot_v0", "rules"): ["Rule 1", "Rule 2", "over 15", "stand"],
-}
-
-
-def variant_key(env_name: str, options: dict) -> tuple[str, str]:
-    if env_name == "german_whist_v0":
-        return env_name, options.get("variant", "german")
-    if env_name == "forty_fives_v0":
-        return env_name, options.get("variant", "forty_fives")
-    if env_name == "fuenfzehnern_v0":
-        return env_name, options.get("lead_rules", "strict")
-    if env_name == "herzeln_v0":
-        if options.get("domino_layout") == "per_suit_rows":
-            return env_name, "domino_rows"
-        return env_name, options.get("contract", "partie")
-    return env_name, "rules"
-
-
 def test_rules_summary_names_the_variants_key_rules(
     env_name: str, options: dict
 ) -> None:
-    text = summary(engine(env_name, **options))
-    key = variant_key(env_name, options)
-    if env_name == "fuenfzehn_tot_v0" and options.get("rule1") is False:
-        assert "Rule 1" not in text and "Rule 2" not in text
-        return
-    missing = [w for w in KEY_RULES[key] if w not in text]
-    assert not missing, f"{key} summary lacks {missing}"
+    """The summary holds every phrase of the record's ``key_rules`` for the variant,
+    and none that it marks as absent (a rule switched off)."""
+    game = engine(env_name, **options)
+    text = summary(game)
+    key_rules = envs.record(env_name).load("key_rules")(game)
+    assert any(key_rules.values()), "key_rules names no phrase the summary must hold"
+    wrong = [w for w, present in key_rules.items() if (w in text) != present]
+    assert not wrong, f"{env_name} {options} summary: wrong about {wrong}"
 
 
 def test_rules_summary_unknown_game() -> None:
@@ -430,9 +402,7 @@ def test_prompts_hide_what_the_seat_cannot_know(env_name: str, options: dict) ->
     """The hidden-information twins of the generic tier: two deals that differ only in
     cards ``observer`` cannot know. While the games look alike to him (``same_view``),
     his table view — and his whole prompt when he is to act — must be identical."""
-    if env_name in NO_CARDS:
-        pytest.skip(NO_CARDS[env_name] + "; the view is the public table")
-    twins = HIDDEN_INFO_TWINS[env_name]
+    twins = deal_hook(env_name, "hidden_twins")
     rng = np.random.default_rng(1)
     compared = prompts = 0
     for trial in range(15):
@@ -625,6 +595,49 @@ def test_forfeit_outside_a_forfeit_driver_is_a_clear_error() -> None:
         agent.act(turn)
 
 
+def test_forfeit_scores_as_the_record_decides(env_name: str, options: dict) -> None:
+    """A forfeit mid-game scores as the record's ``decided_by`` says: a game that pays
+    a win or a loss is lost by the forfeiting side (-1 each) and won by the others
+    (+1 each against one side of partners or one opponent, shares of +1 where everyone
+    plays alone, 0 without zero-sum); a game in points keeps the others' scores and
+    puts the forfeiting side one point below the lowest."""
+    env = envs.make(env_name, **options)
+    env.reset(seed=7)
+    rng = np.random.default_rng(7)
+    game = env.unwrapped.game
+    for _ in range(int(rng.integers(1, 30))):  # some moves in, never the last one
+        legal = game.legal_actions(engine_state(env))
+        action = legal[int(rng.integers(len(legal)))]
+        after = engine_state(env).clone()
+        game.apply(after, action)
+        if game.current_player(after) == TERMINAL:
+            break
+        env.step(action)
+    state = engine_state(env)
+    seat = game.current_player(state)
+    decided = envs.record(env_name).load("decided_by")(game)
+    scores = forfeit_scores(game, state, seat)
+    n = len(scores)
+    teams = game.teams() if hasattr(game, "teams") else [[s] for s in range(n)]
+    side = next(list(t) for t in teams if seat in t)
+    others = [s for s in range(n) if s not in side]
+    if decided == "win":
+        assert [scores[s] for s in side] == [-1.0] * len(side)
+        if not getattr(game, "zero_sum", True):
+            assert [scores[s] for s in others] == [0.0] * len(others)
+        elif len(teams) == 2:
+            assert [scores[s] for s in others] == [1.0] * len(others)
+        else:
+            assert (
+                sum(scores) == pytest.approx(0.0) and min(scores[s] for s in others) > 0
+            )
+    else:
+        assert decided == "points"
+        so_far = game.returns(state)
+        assert [scores[s] for s in others] == [so_far[s] for s in others]
+        assert [scores[s] for s in side] == [min(so_far) - 1.0] * len(side)
+
+
 def test_forfeit_scores_per_game() -> None:
     tot = engine("fuenfzehn_tot_v0", players=3)
     state = tot.new_state()
@@ -633,6 +646,8 @@ def test_forfeit_scores_per_game() -> None:
     assert forfeit_scores(alone, alone.new_state(), 0) == [-1.0, 0.5, 0.5]
     whist = engine("german_whist_v0", variant="honeymoon", episode="deal")
     assert forfeit_scores(whist, whist.new_state(), 0) == [-1.0, 0.0]
+    german = engine("german_whist_v0")
+    assert forfeit_scores(german, german.new_state(), 0) == [-1.0, 1.0]
 
 
 def test_transcript_jsonl(tmp_path) -> None:

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import parlour
 from parlour import agents, envs
 from parlour.agents.base import Turn
 from parlour.cli import main as cli
@@ -24,7 +25,7 @@ from parlour.envs.fuenfzehn_tot.rules import turn_options
 from parlour.training import tips
 from parlour.training.train import config_from_dict, train
 
-SEEDS = Path("/work/shared/seeds")
+DOCS = Path(__file__).resolve().parents[1] / "docs"
 GAMES = ("german_whist_v0", "forty_fives_v0", "fuenfzehn_tot_v0")
 
 
@@ -41,22 +42,35 @@ def test_config_names_real_switches(env):
 
 
 @pytest.mark.parametrize("env", GAMES)
-def test_config_quotes_the_seed(env):
-    """The hypotheses quote the seed's own sentences (German ones with a gloss)."""
+def test_config_quotes_the_game_page(env):
+    """The hypotheses quote the rule book's own sentences, as the game's page
+    (docs/games/) quotes them; German ones come with a gloss."""
     config = tips.load_config(env)
-    path = SEEDS / config.seed_file
-    if not path.is_file():
-        pytest.skip(f"seed file {path} not available")
+    assert config.source
 
     def norm(text: str) -> str:
         return " ".join(text.replace("’", "'").split())
 
-    seed = norm(path.read_text(encoding="utf-8"))
+    # the page's block quotes, without their '>' markers
+    page = (DOCS / "games" / f"{config.short}.md").read_text(encoding="utf-8")
+    page = norm(re.sub(r"^> ?", "", page, flags=re.M))
     for h in (*config.tips, *config.claims):
         for fragment in h.seed.split(" … "):
-            assert norm(fragment).strip(" …") in seed, (h.name, fragment)
+            assert norm(fragment).strip(" …") in page, (h.name, fragment)
         if env != "german_whist_v0":
             assert h.gloss, f"{h.name}: a German sentence needs an English gloss"
+
+
+def test_tips_file_must_cite_its_rule_book(tmp_path, monkeypatch):
+    """A hypotheses file without ``source`` (the rule book it quotes) is refused."""
+    text = (tips.CONFIG_DIR / "german_whist_v0.yaml").read_text(encoding="utf-8")
+    uncited = "\n".join(
+        line for line in text.splitlines() if not line.startswith("source:")
+    )
+    (tmp_path / "german_whist_v0.yaml").write_text(uncited, encoding="utf-8")
+    monkeypatch.setattr("parlour.training.tips.config.CONFIG_DIR", tmp_path)
+    with pytest.raises(ValueError, match="source"):
+        tips.load_config("german_whist")
 
 
 def test_unknown_game_and_tip():
@@ -385,6 +399,10 @@ def test_run_with_checkpoint_writes_report(checkpoint, tmp_path):
     assert (tmp_path / "german_whist.png").stat().st_size > 5000
     data = json.loads((tmp_path / "german_whist.json").read_text())
     assert data["tips"][0]["tip"] == "win_cheaply"
+    assert data["parlour_version"] == parlour.__version__ and data["env_version"] == 0
+    assert f"with Parlour {parlour.__version__} (env `german_whist_v0`, version 0)" in (
+        report
+    )
     assert set(data["tips"][0]["per_opponent"]) == set(run.opponents)
     assert data["agreement"][0]["agreement"]["win_cheaply"]["situations"] > 0
 

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import json
 import shutil
+import warnings
 
 import numpy as np
 import pytest
 import torch
 from helpers import TINY_TRAINING
 
+import parlour
 from parlour import envs
 from parlour.agents import make as make_agent
 from parlour.cli import main as cli
+from parlour.envs.core import fingerprint
 from parlour.training import checkpoint as ckpt_io
 from parlour.training.policy import NumpyPolicy
 from parlour.training.selfplay import OpponentPool, SelfPlayEnv
@@ -53,6 +56,10 @@ def test_run_directory_contents(trained):
     assert (run / "learning_curve.png").stat().st_size > 1000
     latest = json.loads((run / ckpt_io.LATEST).read_text())["checkpoint"]
     assert (run / latest) == trained.checkpoint
+    # the versions the run depends on: Parlour's and the env's _vN
+    manifest = json.loads((trained.checkpoint / ckpt_io.MANIFEST).read_text())
+    assert manifest["versions"]["parlour"] == parlour.__version__
+    assert manifest["env_version"] == 0
 
 
 def test_numpy_actor_matches_torch_policy(trained):
@@ -209,6 +216,7 @@ def test_edited_manifest_rejected(trained, tmp_path):
         ({"step": "12"}, "'step' must be a int"),
         ({"env": "nowhere_v0"}, "not a registered env"),
         ({"net_arch": [32, 16]}, r"has shape \(32, 32\), the manifest's network"),
+        ({"fingerprint": {"rules": "ab"}}, "'fingerprint' is malformed: no options"),
     ],
 )
 def test_malformed_manifest_is_one_line_error(trained, tmp_path, changes, message):
@@ -231,6 +239,57 @@ def test_weights_without_policy_or_wrong_shapes(trained, tmp_path):
     edit_manifest(ckpt, weights_sha256=ckpt_io._sha256(ckpt / ckpt_io.WEIGHTS))
     with pytest.raises(ckpt_io.CheckpointError, match=r"action_net.weight has shape"):
         ckpt_io.load(ckpt)
+
+
+def test_manifest_carries_the_rules_fingerprint(trained):
+    manifest = ckpt_io.load(trained.checkpoint).manifest
+    assert manifest["fingerprint"] == envs.fingerprint("german_whist_v0")
+
+
+@pytest.mark.parametrize("component", list(fingerprint.COMPONENTS))
+def test_checkpoint_for_other_rules_refused(trained, tmp_path, capsys, component):
+    """One component of the manifest's fingerprint altered: the ckpt agent and
+    ``parlour eval`` refuse it in one line naming what changed."""
+    ckpt = corrupt_copy(trained, tmp_path)
+    stored = ckpt_io.load(ckpt).manifest["fingerprint"]
+    edit_manifest(ckpt, fingerprint={**stored, component: "0" * 16})
+    words = fingerprint.COMPONENTS[component]
+    message = (
+        f"checkpoint {ckpt} was trained on other rules of german_whist_v0: "
+        f"{words} (was 00000000…, now {stored[component][:8]}…); retrain it or use "
+        "a matching Parlour version (it was trained with parlour "
+    )
+    with pytest.raises(ckpt_io.CheckpointError) as err:
+        make_agent(f"ckpt:{ckpt}", "german_whist_v0")
+    assert str(err.value).startswith(message) and "\n" not in str(err.value)
+    assert cli(["eval", str(ckpt), "--games", "2", "--quiet"]) == 2
+    err_lines = capsys.readouterr().err.strip().splitlines()
+    assert len(err_lines) == 1 and words in err_lines[0]
+
+
+def test_checkpoint_without_fingerprint_loads_with_one_warning(trained, tmp_path):
+    """A manifest written before fingerprints (an older Parlour's) still plays, with
+    one warning per checkpoint."""
+    ckpt = corrupt_copy(trained, tmp_path)
+    edit_manifest(ckpt, fingerprint=None)
+    with pytest.warns(ckpt_io.UncheckedRulesWarning, match="has no rules fingerprint"):
+        agent = make_agent(f"ckpt:{ckpt}", "german_whist_v0")
+    assert agent.step == 256
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        make_agent(f"ckpt:{ckpt}", "german_whist_v0")  # warned once already
+
+
+def test_resume_of_a_run_on_other_rules_refused(trained, tmp_path):
+    run = tmp_path / "run"
+    shutil.copytree(trained.run_dir, run)
+    ckpt = ckpt_io.resolve(run)
+    stored = ckpt_io.load(ckpt).manifest["fingerprint"]
+    edit_manifest(ckpt, fingerprint={**stored, "rules": "0" * 16})
+    config = tiny_config(total_timesteps=512)
+    with pytest.raises(ckpt_io.CheckpointError, match="rule tables changed"):
+        train(config, run_dir=run, resume=True, progress=False)
+    assert ckpt_io.load(run).step == 256
 
 
 @pytest.mark.parametrize(

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from .. import agents as agents_mod
-from .. import envs
+from .. import envs, versions
 from ..agents.base import Agent, Turn
 from . import distributed
 from .stats import Interval, mean_interval, wilson
@@ -172,9 +172,11 @@ def run_arena(
     env_options: Mapping[str, Any] | None = None,
     progress: bool = False,
     on_game: Callable[[int], None] | None = None,
-    backend: str = "local",
+    executor: str = "local",
     address: str | None = None,
     ray_init: Mapping[str, Any] | None = None,
+    *,
+    backend: str | None = None,
 ) -> ArenaResult:
     """Play ``games`` games of candidate ``specs[0]`` against field ``specs[1]``.
 
@@ -182,17 +184,19 @@ def run_arena(
     field seat). With ``duplicate`` the number of games is rounded up to whole deals
     (one game per seating).
 
-    ``backend="ray"`` plays chunks of deals as Ray tasks (`parlour.training.
+    ``executor="ray"`` plays chunks of deals as Ray tasks (`parlour.training.
     distributed`: a local Ray of its own, or the cluster at ``address``; ``ray_init``
     adds `ray.init` keyword arguments); it takes spec strings only, and the result is
     the local one, game for game. ``on_game(played)`` is called after each game
     (over Ray: for each game of a chunk as the chunk comes back, in deal order).
+    ``backend=`` is the old name of ``executor=`` (deprecated).
     """
-    session = distributed.session_for(backend, address, ray_init)
+    executor = distributed.executor_of(executor, backend)
+    session = distributed.session_for(executor, address, ray_init)
     objects = [s for s in specs if not isinstance(s, str)]
     if session is not None and objects:
         raise ValueError(
-            "--backend ray sends agent specs to its workers, not Agent objects "
+            "--executor ray sends agent specs to its workers, not Agent objects "
             f"(got {objects[0]!r}); give a spec string"
         )
     if len(specs) != 2:
@@ -213,7 +217,7 @@ def run_arena(
             return spec
         return agents_mod.make(spec, env_name, seed=agent_seed, **context)
 
-    # built here in either backend: a bad spec or checkpoint fails before any game
+    # built here with either executor: a bad spec or checkpoint fails before any game
     candidate = build(specs[0], seed)
     field_agents = [build(specs[1], seed + 1 + s) for s in range(game.num_players)]
     specs = [s if isinstance(s, str) else s.spec for s in specs]
@@ -250,7 +254,7 @@ def run_arena(
                 on_game(result.games)
 
     try:
-        if backend == "local":
+        if executor == "local":
 
             def one_game(row: tuple[int, float, float, float]) -> None:
                 keep([row])
@@ -379,7 +383,7 @@ def _run_ray(
 
 def save_json(result: ArenaResult, path: str | Path) -> None:
     """Write the summary and every game's result as JSON."""
-    data = result.summary()
+    data = {**versions(result.env_name), **result.summary()}
     data["per_game"] = [
         {"deal": d, "candidate": c, "field": f, "win": w}
         for d, c, f, w in zip(

@@ -12,6 +12,12 @@ first, so a truncated, corrupt or edited file, a missing file, weights of the wr
 shapes, or a checkpoint made for another env or other options fails with a one-line
 message that names the problem. A run directory's ``latest.json`` names its latest
 checkpoint, which must lie inside the run directory.
+
+The manifest's ``fingerprint`` is the rules fingerprint of the env it was trained on
+(`parlour.envs.core.fingerprint`): `check_compatible` refuses a checkpoint whose
+fingerprint differs from the env's now, naming what changed (the rules, the options'
+defaults, the actions, the observation layout), and warns once about a checkpoint
+written before manifests carried one.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ import json
 import os
 import shutil
 import tempfile
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import metadata
@@ -28,6 +35,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from .. import env_version
 
 FORMAT = "parlour-checkpoint"
 FORMAT_VERSION = 2  # 2: the manifest's own hash
@@ -38,6 +47,15 @@ LATEST = "latest.json"
 
 class CheckpointError(ValueError):
     """A checkpoint that is missing, corrupt, or made for something else."""
+
+
+class UncheckedRulesWarning(UserWarning):
+    """A checkpoint without a rules fingerprint (written by an older Parlour): it
+    loads, but nothing checks that the rules it was trained on are the env's now."""
+
+
+#: checkpoints already warned about (once per path and process)
+_WARNED: set[str] = set()
 
 
 def package_versions() -> dict[str, str]:
@@ -155,6 +173,8 @@ def save(
             "weights_sha256": _sha256(weights),
             "versions": package_versions(),
         }
+        if "env" in data:  # the env's _vN beside Parlour's version (docs/versions.md)
+            data["env_version"] = env_version(data["env"])
         data["manifest_sha256"] = manifest_digest(data)
         write_json_atomic(tmp / MANIFEST, data)
         if final.exists():
@@ -306,6 +326,12 @@ def _check_manifest(manifest: dict[str, Any], path: Path) -> None:
         not isinstance(h, int) or h < 1 for h in manifest["net_arch"]
     ):
         raise CheckpointError(f"{path}: a negative step or a bad net_arch")
+    if "fingerprint" in manifest:
+        from ..envs.core import fingerprint
+
+        problem = fingerprint.check_shape(manifest["fingerprint"])
+        if problem is not None:
+            raise CheckpointError(f"{path}: 'fingerprint' is malformed: {problem}")
 
 
 def _check_tensors(manifest: dict[str, Any], tensors: Any, path: Path) -> None:
@@ -313,16 +339,17 @@ def _check_tensors(manifest: dict[str, Any], tensors: Any, path: Path) -> None:
     the manifest describes."""
     import torch
 
+    from .policy import actor_state
+
     policy = tensors.get("policy") if isinstance(tensors, dict) else None
     if not isinstance(policy, dict) or not policy:
         raise CheckpointError(f"{path} holds no 'policy' tensors")
     sizes = [manifest["observation_size"], *manifest["net_arch"]]
-    want = {}
-    for i in range(len(manifest["net_arch"])):
-        want[f"mlp_extractor.policy_net.{2 * i}.weight"] = (sizes[i + 1], sizes[i])
-        want[f"mlp_extractor.policy_net.{2 * i}.bias"] = (sizes[i + 1],)
-    want["action_net.weight"] = (manifest["num_actions"], sizes[-1])
-    want["action_net.bias"] = (manifest["num_actions"],)
+    actions = manifest["num_actions"]
+    want = actor_state(
+        [((b, a), (b,)) for a, b in zip(sizes, sizes[1:], strict=False)],
+        ((actions, sizes[-1]), (actions,)),
+    )
     for key, shape in want.items():
         tensor = policy.get(key)
         if not isinstance(tensor, torch.Tensor):
@@ -358,6 +385,42 @@ def check_compatible(
             f"checkpoint {ckpt.path} expects observation/action sizes {sizes}, "
             f"the env has {(observation_size, num_actions)}"
         )
+    check_rules(ckpt, env_name, game_options)
+
+
+def check_rules(
+    ckpt: Checkpoint, env_name: str, game_options: Mapping[str, Any]
+) -> None:
+    """Raise `CheckpointError` naming what changed when ``ckpt``'s rules fingerprint
+    is not the one ``env_name`` has now with ``game_options``; warn once
+    (`UncheckedRulesWarning`) about a checkpoint that has none."""
+    from .. import envs
+    from ..envs.core import fingerprint
+
+    stored = ckpt.manifest.get("fingerprint")
+    if stored is None:
+        if str(ckpt.path) not in _WARNED:
+            _WARNED.add(str(ckpt.path))
+            # located at the manifest, line 0: Python then prints no source line, and
+            # the warning is the one line "MANIFEST:0: UncheckedRulesWarning: ..."
+            warnings.warn_explicit(
+                f"checkpoint {ckpt.path} has no rules fingerprint (written by an "
+                "older Parlour): loaded without checking that it was trained on "
+                f"the rules of {env_name} this Parlour plays",
+                UncheckedRulesWarning,
+                str(ckpt.path / MANIFEST),
+                0,
+            )
+        return
+    current = envs.fingerprint(env_name, dict(game_options))
+    changed = fingerprint.describe(stored, current)
+    if changed:
+        trained = ckpt.manifest.get("versions", {}).get("parlour", "unknown")
+        raise CheckpointError(
+            f"checkpoint {ckpt.path} was trained on other rules of {env_name}: "
+            f"{changed}; retrain it or use a matching Parlour version (it was "
+            f"trained with parlour {trained})"
+        )
 
 
 def _canon(options: Mapping[str, Any]) -> dict[str, Any]:
@@ -369,3 +432,10 @@ def to_numpy(state_dict: Mapping[str, Any]) -> dict[str, np.ndarray]:
     return {
         k: v.detach().cpu().numpy().astype(np.float32) for k, v in state_dict.items()
     }
+
+
+def to_torch(arrays: Mapping[str, np.ndarray]) -> dict[str, Any]:
+    """Numpy arrays as torch tensors (contiguous copies where they are views)."""
+    import torch
+
+    return {k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in arrays.items()}

@@ -2,7 +2,9 @@
 
 Every backend (`training.backends`) reads the same config; ``parlour train ENV`` reads
 ``configs/ENV.yaml`` (or ``--config``, or a ``--preset``) and applies ``key=value``
-overrides before anything is written (docs/training.md).
+overrides before anything is written (docs/training.md). The shipped configs are the
+package data of ``parlour.configs`` (the repository's ``configs/`` folder), so an
+installed wheel finds every preset.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +22,8 @@ import yaml
 from .. import agents as agents_mod
 from .. import envs
 
-CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs"
+# the shipped configs: configs/ in the repository, parlour/configs/ in a wheel
+CONFIG_DIR = Path(str(resources.files("parlour.configs")))
 
 
 @dataclass

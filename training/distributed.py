@@ -1,5 +1,6 @@
 """Spreading games over a Ray cluster: one place for the league, the arena and the
-strategy-tips harness (``--backend ray [--address ADDR]``).
+strategy-tips harness (``--executor ray [--address ADDR]``; the trainer's
+``parlour train --backend`` is another thing: which library trains).
 
 Each command cuts its games into jobs of a few deals (a league batch, an arena chunk, a
 tips block). `RaySession.spread` sends them to Ray as tasks, a few in flight per CPU
@@ -27,41 +28,58 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import re
 import socket
 import sys
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-BACKENDS = ("local", "ray")
+from ..agents.spec import checkpoint_path, ray_playable
+
+EXECUTORS = ("local", "ray")
 INSTALL_HINT = "pip install 'parlour[rllib]' (it brings ray[rllib])"
 #: tasks in flight per CPU of the cluster: one running, one waiting to start
 PER_CPU = 2
 #: seconds to wait for the head node's port before calling an address unreachable
 CONNECT_TIMEOUT = 5.0
 
-_CKPT = re.compile(r"ckpt:(.+?)(@sample)?$")
-
-
 class DistributedError(ValueError):
-    """Bad ``--backend``/``--address`` input, Ray missing, a cluster out of reach or
+    """Bad ``--executor``/``--address`` input, Ray missing, a cluster out of reach or
     one that failed under the run; the message is one line."""
 
 
-def check_backend(backend: str, address: str | None = None) -> None:
-    """One-line `DistributedError` for a backend other than local/ray, or an address
-    without the ray backend."""
-    if backend not in BACKENDS:
+def check_executor(executor: str, address: str | None = None) -> None:
+    """One-line `DistributedError` for an executor other than local/ray, or an
+    address without the ray executor."""
+    if executor not in EXECUTORS:
         raise DistributedError(
-            f"backend must be {' or '.join(BACKENDS)}, got {backend!r}"
+            f"executor must be {' or '.join(EXECUTORS)}, got {executor!r}"
         )
-    if address is not None and backend != "ray":
+    if address is not None and executor != "ray":
         raise DistributedError(
-            "--address is the Ray cluster's: use it with --backend ray"
+            "--address is the Ray cluster's: use it with --executor ray"
         )
+
+
+def executor_of(executor: str, backend: str | None) -> str:
+    """The executor a Python call asked for: ``executor=``, or the old keyword
+    ``backend=`` (local|ray) with a DeprecationWarning (an ``executor=`` other than
+    the default must then agree with it)."""
+    if backend is None:
+        return executor
+    warnings.warn(
+        "the keyword backend= (local|ray) is now executor=",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    if executor not in ("local", backend):
+        raise DistributedError(
+            f"executor={executor!r} and the old backend={backend!r} disagree"
+        )
+    return backend
 
 
 def import_ray() -> Any:
@@ -69,7 +87,7 @@ def import_ray() -> Any:
     try:
         import ray
     except ImportError:
-        raise DistributedError(f"--backend ray needs Ray: {INSTALL_HINT}") from None
+        raise DistributedError(f"--executor ray needs Ray: {INSTALL_HINT}") from None
     return ray
 
 
@@ -180,13 +198,6 @@ def check_wire(value: Any) -> Any:
 
 
 # --- checkpoints: weights, not files --------------------------------------------------
-def checkpoint_path(spec: str) -> str | None:
-    """The checkpoint path in an agent spec (``ckpt:PATH``, ``ckpt:PATH@sample``,
-    also inside ``endgame:``), or None."""
-    match = _CKPT.search(spec)
-    return None if match is None else match.group(1)
-
-
 @dataclass(frozen=True)
 class ShippedCheckpoint:
     """What a worker gets of a checkpoint: its manifest and its policy's weights as
@@ -329,6 +340,10 @@ class RaySession:
     def begin(self, specs: Iterable[str], announce: bool = False) -> None:
         """Ship the checkpoints the agent ``specs`` name (as weights), join or start
         Ray, and with ``announce`` say on stderr where the tasks run."""
+        specs = list(specs)
+        for spec in specs:
+            if not ray_playable(spec):
+                raise DistributedError(f"agent {spec} cannot be played on a Ray worker")
         self.shared = ship_checkpoints(specs) or None
         self.start()
         if announce:
@@ -454,16 +469,16 @@ class RaySession:
 
 
 def session_for(
-    backend: str,
+    executor: str,
     address: str | None = None,
     init_kwargs: Mapping[str, Any] | None = None,
 ) -> RaySession | None:
-    """The `RaySession` of a ``backend="ray"`` command (not started yet), or None for
-    the local backend. Everything that can be told without starting Ray (the backend,
-    an address without it, Ray missing, an address nothing answers at) is refused here
-    in one line, so a command calls it before any other work."""
-    check_backend(backend, address)
-    return RaySession(address, init_kwargs) if backend == "ray" else None
+    """The `RaySession` of an ``executor="ray"`` command (not started yet), or None
+    for the local executor. Everything that can be told without starting Ray (the
+    executor, an address without it, Ray missing, an address nothing answers at) is
+    refused here in one line, so a command calls it before any other work."""
+    check_executor(executor, address)
+    return RaySession(address, init_kwargs) if executor == "ray" else None
 
 
 def _get(ray, ref) -> Any:
@@ -492,17 +507,18 @@ def chunk_size(items: int, workers: int, most: int = 50) -> int:
 
 
 __all__ = [
-    "BACKENDS",
+    "EXECUTORS",
     "DistributedError",
     "RaySession",
     "ShippedCheckpoint",
     "cached",
     "check_address",
-    "check_backend",
+    "check_executor",
     "check_function",
     "check_wire",
     "checkpoint_path",
     "chunk_size",
+    "executor_of",
     "import_ray",
     "session_for",
     "ship_checkpoints",

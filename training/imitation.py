@@ -41,10 +41,10 @@ import os
 import signal
 import tempfile
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 import torch
@@ -382,15 +382,41 @@ class FitReport:
     train_agreement: float | None = None
 
 
+@runtime_checkable
+class ImitationPolicy(Protocol):
+    """The network `fit` and `policy_pass` train: an actor-critic ``torch.nn.Module``
+    (its ``parameters`` and ``train``) with masked log-probabilities and values. Every
+    backend's network is one: the sb3 backend's ``MaskedMlpPolicy``, the batch
+    backend's ``ActorCritic``, the rllib backend's ``MaskedPPOTorchRLModule``."""
+
+    def parameters(self, recurse: bool = True) -> Iterator[torch.nn.Parameter]:
+        """The weights the fit's optimiser steps."""
+        ...
+
+    def train(self, mode: bool = True) -> Any:
+        """Training mode on or off."""
+        ...
+
+    def masked_log_probs(self, obs: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
+        """Log-probabilities ``(N, A)`` of the policy restricted to the legal actions
+        (``masks``, bool ``(N, A)``), normalised over them; an illegal action's is
+        about -1e8 (SB3's ``MaskableCategorical``)."""
+        ...
+
+    def predict_values(self, obs: torch.Tensor) -> torch.Tensor:
+        """The critic's values, ``(N,)`` or ``(N, 1)``."""
+        ...
+
+
 def _target_nll(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
     """``-log`` of the probability the masked policy gives the target set, per row
     (the cross-entropy when the set is one move). ``logits`` are the masked,
-    normalised log-probabilities of SB3's ``MaskableCategorical``."""
+    normalised log-probabilities (`ImitationPolicy.masked_log_probs`)."""
     return -torch.logsumexp(logits.masked_fill(~targets, -torch.inf), dim=1)
 
 
 def fit(
-    policy: Any,
+    policy: ImitationPolicy,
     data: Demonstrations,
     epochs: int,
     batch_size: int = 512,
@@ -401,7 +427,7 @@ def fit(
     progress: Callable[[int, float], None] | None = None,
     value_scale: float = 1.0,
 ) -> FitReport:
-    """Fit an SB3 ``MaskableActorCriticPolicy`` to the demonstrations (in place).
+    """Fit a backend's network (`ImitationPolicy`) to the demonstrations (in place).
 
     Negative log-probability of each decision's target moves under the masked policy
     (the cross-entropy on the teacher's move, or on the set of optimal moves where the
@@ -425,14 +451,13 @@ def fit(
     targets = torch.from_numpy(data.targets)
     returns = torch.from_numpy(data.to_go * np.float32(value_scale))
     optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
-    policy.set_training_mode(True)
+    policy.train(True)
     for epoch in range(epochs):
         rng.shuffle(train)
         total = 0.0
         for start in range(0, len(train), batch_size):
             idx = torch.from_numpy(train[start : start + batch_size])
-            dist = policy.get_distribution(obs[idx], action_masks=masks[idx])
-            logits = dist.distribution.logits
+            logits = policy.masked_log_probs(obs[idx], masks[idx])
             policy_loss = _target_nll(logits, targets[idx]).mean()
             values = policy.predict_values(obs[idx]).flatten()
             value_loss = torch.nn.functional.mse_loss(values, returns[idx])
@@ -444,11 +469,10 @@ def fit(
             total += float(loss.detach()) * len(idx)
         if progress is not None:
             progress(epoch + 1, total / max(1, len(train)))
-    policy.set_training_mode(False)
+    policy.train(False)
     with torch.no_grad():
         idx = torch.from_numpy(test)
-        dist = policy.get_distribution(obs[idx], action_masks=masks[idx])
-        logits = dist.distribution.logits
+        logits = policy.masked_log_probs(obs[idx], masks[idx])
         hits = targets[idx].gather(1, logits.argmax(dim=1, keepdim=True)).flatten()
         agreement = float(hits.float().mean())
         policy_loss = float(_target_nll(logits, targets[idx]).mean())
@@ -458,8 +482,9 @@ def fit(
         n_exact = int(exact.sum())
         exact_agreement = float(hits[exact].float().mean()) if n_exact else None
         seen = torch.from_numpy(rng.choice(train, size=min(n_test, len(train))))
-        dist = policy.get_distribution(obs[seen], action_masks=masks[seen])
-        picked = dist.distribution.logits.argmax(dim=1, keepdim=True)
+        picked = policy.masked_log_probs(obs[seen], masks[seen]).argmax(
+            dim=1, keepdim=True
+        )
         train_agreement = float(targets[seen].gather(1, picked).float().mean())
     return FitReport(
         epochs,
@@ -475,7 +500,7 @@ def fit(
 
 
 def policy_pass(
-    policy: Any,
+    policy: ImitationPolicy,
     optimizer: torch.optim.Optimizer,
     observations: np.ndarray,
     masks: np.ndarray,
@@ -493,23 +518,24 @@ def policy_pass(
     goal = torch.as_tensor(targets, dtype=torch.bool)
     order = rng.permutation(n)
     total = 0.0
-    policy.set_training_mode(True)
+    policy.train(True)
     for start in range(0, n, batch_size):
         idx = torch.from_numpy(order[start : start + batch_size])
-        dist = policy.get_distribution(obs[idx], action_masks=legal[idx])
-        loss = _target_nll(dist.distribution.logits, goal[idx]).mean()
+        loss = _target_nll(policy.masked_log_probs(obs[idx], legal[idx]), goal[idx])
+        loss = loss.mean()
         optimizer.zero_grad()
         loss.backward()
         torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
         optimizer.step()
         total += float(loss.detach()) * len(idx)
-    policy.set_training_mode(False)
+    policy.train(False)
     return total / max(1, n)
 
 
 __all__ = [
     "Demonstrations",
     "FitReport",
+    "ImitationPolicy",
     "clean_temporary",
     "collect",
     "fit",

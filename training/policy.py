@@ -6,16 +6,25 @@ where ``policy_net`` is a stack of Linear + activation layers. Frozen opponents 
 every other step of self-play, so a numpy forward pass (tens of microseconds) instead of
 a torch call with its per-call overhead keeps training fast; ``tests/test_training.py``
 checks the two agree.
+
+Every backend hands its actor over under SB3's key names (`actor_state`), whatever its
+own network calls the layers: that is what `NumpyPolicy`, checkpoints and the shipped
+models read.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..agents.base import Agent, Turn
+from . import checkpoint as ckpt_io
+
+if TYPE_CHECKING:
+    import torch
 
 ACTIVATIONS = {
     "tanh": np.tanh,
@@ -23,6 +32,21 @@ ACTIVATIONS = {
 }
 
 _POLICY_LAYER = re.compile(r"mlp_extractor\.policy_net\.(\d+)\.weight$")
+
+
+def actor_state(
+    hidden: Sequence[tuple[Any, Any]], head: tuple[Any, Any]
+) -> dict[str, Any]:
+    """An MLP actor's ``(weight, bias)`` pairs, the hidden layers in order and then
+    the action head, under the common actor key names (SB3 ``MlpPolicy``'s), with the
+    values as given (torch's ``(out, in)`` weights, or anything else keyed alike, such
+    as the shapes a checkpoint must have)."""
+    out = {}
+    for i, (w, b) in enumerate(hidden):
+        out[f"mlp_extractor.policy_net.{2 * i}.weight"] = w
+        out[f"mlp_extractor.policy_net.{2 * i}.bias"] = b
+    out["action_net.weight"], out["action_net.bias"] = head
+    return out
 
 
 class NumpyPolicy:
@@ -60,6 +84,18 @@ class NumpyPolicy:
         )
         self.num_actions = self.out[0].shape[1]
 
+    def state_dict(self) -> dict[str, np.ndarray]:
+        """The actor's weights under `actor_state`'s names, in torch's layout (what
+        this class reads back)."""
+        return actor_state(
+            [(w.T.copy(), b.copy()) for w, b in self.layers],
+            (self.out[0].T.copy(), self.out[1].copy()),
+        )
+
+    def tensors(self) -> dict[str, torch.Tensor]:
+        """`state_dict` as torch tensors (a snapshot in a checkpoint)."""
+        return ckpt_io.to_torch(self.state_dict())
+
     def logits(self, observation: np.ndarray) -> np.ndarray:
         """Unmasked action logits for one observation (or a batch)."""
         x = np.asarray(observation, dtype=np.float32)
@@ -85,6 +121,19 @@ class NumpyPolicy:
         z = np.exp(logits - logits.max())
         p = z / z.sum()
         return int(rng.choice(len(p), p=p))
+
+
+def saved_snapshots(saved: ckpt_io.Checkpoint) -> list[tuple[str, NumpyPolicy]]:
+    """The opponent pool's snapshots a checkpoint holds, as (label, weights)."""
+    activation = saved.manifest.get("activation", "tanh")
+    labels = saved.manifest.get("snapshots", [])
+    return [
+        (
+            labels[i] if i < len(labels) else f"snapshot{i}",
+            NumpyPolicy(ckpt_io.to_numpy(sd), activation),
+        )
+        for i, sd in enumerate(saved.tensors.get("snapshots", []))
+    ]
 
 
 class PolicyAgent(Agent):

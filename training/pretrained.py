@@ -10,7 +10,10 @@ are the game's. The directory holds
   SHA-256 checks and never an unpickled object. Only the actor's tensors are kept (the
   optimiser, the value head and the opponent snapshots are for training, not play),
   which keeps a model under a megabyte. The manifest adds a ``pretrained`` field: the
-  run it came from, the command that made it and its final evaluation figures;
+  run it came from, the command that made it and its final evaluation figures; its
+  ``fingerprint`` is the rules fingerprint of the env now (`export` refuses a run
+  trained on other rules), and ``tests/test_pretrained_shipped.py`` refuses a shipped
+  model whose env's rules have changed since;
 * ``command.sh``: the commands that trained, evaluated and exported it;
 * ``card.md``: the agent card (how it was trained, what it beats, where it is weak).
 
@@ -137,11 +140,26 @@ def model_dir(env_name: str, env_options: Mapping[str, Any] | None = None) -> Pa
 
 
 def manifest(
-    env_name: str, env_options: Mapping[str, Any] | None = None
+    env_name: str,
+    env_options: Mapping[str, Any] | None = None,
+    name: str | None = None,
 ) -> dict[str, Any]:
-    """The manifest of the model for these options (read only, not verified: `agent`
-    verifies)."""
-    return _read_manifest(model_dir(env_name, env_options))
+    """The manifest of the model for these options, or of the model ``name`` (read
+    only, not verified: `agent` verifies)."""
+    return _read_manifest(_model_for(env_name, env_options, name))
+
+
+def _model_for(
+    env_name: str, env_options: Mapping[str, Any] | None, name: str | None
+) -> Path:
+    """`model_dir`, or the model ``name``, refused for another env."""
+    if name is None:
+        return model_dir(env_name, env_options)
+    directory = named(name)
+    plays = _read_manifest(directory)["env"]
+    if plays != env_name:
+        raise ValueError(f"pretrained:{name} plays {plays}, not {env_name}")
+    return directory
 
 
 def agent(
@@ -149,16 +167,21 @@ def agent(
     env_options: Mapping[str, Any] | None = None,
     seed: int | None = None,
     deterministic: bool = True,
+    name: str | None = None,
 ):
-    """The shipped agent of an env for its options (a `CheckpointAgent` named
-    ``pretrained``)."""
+    """The shipped agent of an env for its options, or the shipped model ``name`` (a
+    `CheckpointAgent` named ``pretrained`` or ``pretrained:NAME``)."""
     from ..agents.checkpoint import CheckpointAgent
 
-    directory = model_dir(env_name, env_options)
+    directory = _model_for(env_name, env_options, name)
     loaded = CheckpointAgent(
         str(directory), env_name, env_options, seed=seed, deterministic=deterministic
     )
-    loaded.spec = "pretrained" + ("" if deterministic else "@sample")
+    loaded.spec = (
+        "pretrained"
+        + ("" if name is None else f":{name}")
+        + ("" if deterministic else "@sample")
+    )
     return loaded
 
 
@@ -216,7 +239,14 @@ def export(
     the manifest; ``command`` goes to ``command.sh``; ``card`` is copied to
     ``card.md``. Returns the model directory.
     """
+    from .. import envs
+
     loaded = ckpt_io.load(source)
+    game_options = envs.game_options(
+        loaded.env_name, loaded.manifest.get("game_options", {})
+    )
+    # a model never ships with rules other than this Parlour's
+    ckpt_io.check_rules(loaded, loaded.env_name, game_options)
     rows = [_evaluation_row(Path(p), loaded.env_name) for p in evaluations]
     actor = {
         k: v.detach().clone()
@@ -228,6 +258,7 @@ def export(
         for k, v in loaded.manifest.items()
         if k not in _WRITTEN_BY_SAVE and k != "manifest_sha256"
     }
+    body["fingerprint"] = envs.fingerprint(loaded.env_name, game_options)
     body["pretrained"] = {
         "source_weights_sha256": loaded.manifest["weights_sha256"],
         "source_step": loaded.step,

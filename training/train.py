@@ -147,6 +147,9 @@ def train(
                 f"{run.path} was trained with --backend {used}; continue it with "
                 f"--backend {used}"
             )
+        ckpt_io.check_rules(
+            run.saved, config.env, envs.game_options(config.env, config.env_options)
+        )
     backends.check_config(backend, config)
     backends.check_options(backend, config, backend_options)
     if progress and run.fresh:
@@ -161,6 +164,7 @@ def train(
     run.start(say)
 
     game_options = envs.game_options(config.env, config.env_options)
+    rules = envs.fingerprint(config.env, config.env_options)
     pool = OpponentPool.of_config(config)
     bar = _SelfPlayBar(config, run.evaluations, progress)
     learner = backends.make(backend, config, pool, run.path, bar.step, backend_options)
@@ -177,6 +181,7 @@ def train(
             "game_options": game_options,
             "observation_size": game.observation_size,
             "num_actions": game.num_actions,
+            "fingerprint": rules,
             "net_arch": list(config.net_arch),
             "activation": config.activation,
             "step": steps,

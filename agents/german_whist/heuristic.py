@@ -1,6 +1,6 @@
 """A rule-based German Whist / Honeymoon Whist bot; its options are the seed's tips.
 
-Implements the "Strategy tips" of seed ``004_d8444d2889c5bb38.txt`` for the engine in
+Implements the "Strategy tips" of the rule book (*German Whist*) for the engine in
 `parlour.envs.german_whist`, for ``variant="german"`` and ``variant="honeymoon"``. Each
 tip is a boolean constructor keyword, on by default, listed in `TIPS` with the seed
 sentence it implements; ``agents.make("heuristic:-win_cheaply", "german_whist_v0")``

@@ -2,7 +2,7 @@
 
 `tip_situations` reads a position of the engine in `parlour.envs.german_whist` and the
 card a seat plays, and says for each of the seed's tips (seed
-``004_d8444d2889c5bb38.txt``, `parlour.agents.german_whist.TIPS`) that speaks of the
+*German Whist*, `parlour.agents.german_whist.TIPS`) that speaks of the
 situation whether the card follows its prescription. The trick rules are the engine's
 own (`_Trick`), and stage 2 is scored by the exact solver. The strategy-tips harness
 (`parlour.training.tips.agreement`) counts these over whole games.

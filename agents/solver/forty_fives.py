@@ -1,6 +1,6 @@
 """Exact trick-play solver and PIMC bots for Forty-Fives and its variants.
 
-Seed ``003_413a098292a99e2d.txt`` as the engine `parlour.envs.forty_fives` plays it
+*Forty-Fives: Ausführliche Regeln* as the engine `parlour.envs.forty_fives` plays it
 (every variant, 2 to 6 players); ``docs/solvers.md`` is the user's page.
 
 **The objective** is the solving side's points in the deal: 5 for each trick it takes

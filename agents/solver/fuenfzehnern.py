@@ -1,6 +1,6 @@
 """Exact trick-play solver and PIMC bots for Fünfzehnern.
 
-Seed ``000_c8a79f0352b09240.txt`` as the engine `parlour.envs.fuenfzehnern` plays it (3
+*How to Play Fünfzehnern* as the engine `parlour.envs.fuenfzehnern` plays it (3
 or 4 players, strict or relaxed lead rules, Zwang); ``docs/solvers.md`` is the user's
 page.
 

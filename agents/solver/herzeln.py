@@ -1,6 +1,6 @@
 """Exact trick-play solver and PIMC bots for Herzeln's seven trick contracts.
 
-Seed ``001_f4a3b1d029e2542f.txt`` as the engine `parlour.envs.herzeln` plays it (3 or 4
+*Herzeln* (English Wikipedia) as the engine `parlour.envs.herzeln` plays it (3 or 4
 players); ``docs/solvers.md`` is the user's page.
 
 **The objective** is the seat's points in the deal under the current contract: the

@@ -17,26 +17,22 @@ and ``parlour train --backend batch`` work with any of them:
   observation), ``step(actions)`` → ``(rewards (B, num_players) float32,
   terminated (B,) bool)`` with automatic reset, ``deal(i)``, ``state_bytes()``.
 
-`ENGINES` maps an env name to its engine; `make` builds one.
+`ENGINES` maps an env name to its engine (a view of the game records' ``batched``
+hooks, `parlour.envs.GameRecord`); `make` builds one.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from .. import records
 from .forty_fives import FortyFivesBatch
 from .fuenfzehn_tot import FuenfzehnTotBatch
 from .fuenfzehnern import FuenfzehnernBatch
 from .german_whist import GermanWhistBatch
 from .herzeln import HerzelnBatch
 
-ENGINES: dict[str, type] = {
-    "german_whist_v0": GermanWhistBatch,
-    "forty_fives_v0": FortyFivesBatch,
-    "fuenfzehnern_v0": FuenfzehnernBatch,
-    "fuenfzehn_tot_v0": FuenfzehnTotBatch,
-    "herzeln_v0": HerzelnBatch,
-}
+ENGINES: dict[str, type] = {r.name: r.load("batched") for r in records() if r.batched}
 
 
 def make(env_name: str, batch_size: int, **options: Any) -> Any:

@@ -2,7 +2,7 @@
 torch tensors (batch first).
 
 The rules are those of the scalar engine `parlour.envs.forty_fives.rules` (seed
-``003_413a098292a99e2d.txt``, ``docs/games/forty_fives.md``); this module only
+*Forty-Fives: Ausführliche Regeln*, ``docs/games/forty_fives.md``); this module only
 re-expresses them as array operations, and ``tests/test_batch_forty_fives.py`` checks
 that both play the same game move by move. Every step costs the same fixed list of
 tensor operations whatever the games' positions: a rob and a card play (and, in the

@@ -1,7 +1,7 @@
 """Fünfzehn – tot, the dice game, for B games at once, as torch tensors (batch first).
 
 The rules are those of the scalar engine `parlour.envs.fuenfzehn_tot.rules` (seed
-``002_f144b8153694976f.txt``, ``docs/games/fuenfzehn_tot.md``, rules-notes §5); this
+*Fünfzehn – tot*, ``docs/games/fuenfzehn_tot.md``, rules notes §5); this
 module only re-expresses its state machine as array operations, and
 ``tests/test_batch_fuenfzehn_tot.py`` checks that both play the same game decision by
 decision.

@@ -1,7 +1,7 @@
 """Fünfzehnern for B games at once, as torch tensors (batch first).
 
 The rules are those of the scalar engine `parlour.envs.fuenfzehnern.rules` (seed
-``000_c8a79f0352b09240.txt``, ``docs/games/fuenfzehnern.md``); this module only
+*How to Play Fünfzehnern*, ``docs/games/fuenfzehnern.md``); this module only
 re-expresses them as array operations, and ``tests/test_batch_fuenfzehnern.py`` checks
 that both play the same game move by move. Every card play costs the same fixed list of
 tensor operations whatever the games' positions, so the cost per play falls with B.

@@ -2,7 +2,7 @@
 returns batch first).
 
 The rules are those of the scalar engine `parlour.envs.german_whist.rules` (seed
-``004_d8444d2889c5bb38.txt``, ``docs/games/german_whist.md``); this module only
+*German Whist*, ``docs/games/german_whist.md``); this module only
 re-expresses them as array operations, and ``tests/test_batch.py`` checks that both
 play the same game move by move. Every card play costs the same fixed list of tensor
 operations whatever the games' positions (tricks are resolved for every game and kept

@@ -1,7 +1,7 @@
 """Herzeln for B games at once, as torch tensors (batch first).
 
 The rules are those of the scalar engine `parlour.envs.herzeln.rules` (seed
-``001_f4a3b1d029e2542f.txt``, ``docs/games/herzeln.md``); this module only re-expresses
+*Herzeln*, ``docs/games/herzeln.md``); this module only re-expresses
 them as array operations, and ``tests/test_batch_herzeln.py`` checks that both play the
 same game move by move: the partie of eight contracts (seven trick deals and the Domino
 deal, either layout), one-deal episodes of any contract, 3 and 4 players, ``early_end``.

@@ -6,7 +6,7 @@ come last. Sets of cards are Python ints used as bitmasks (bit ``i`` = card ``i`
 cheap to copy, compare and count, which the engines and the observation encoders rely
 on.
 
-Names follow ``shared/conventions.md``: rank then suit (``"QS"``, ``"10H"``, ``"AH"``).
+Names follow ``docs/conventions.md``: rank then suit (``"QS"``, ``"10H"``, ``"AH"``).
 Parsing also accepts ``T`` for ten, lower case and the suit symbols ``♠ ♥ ♦ ♣``;
 formatting always gives the canonical form. The jokers are ``JKH`` (high) and ``JKL``
 (low).

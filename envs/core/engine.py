@@ -140,6 +140,23 @@ class Game(ABC, Generic[S]):
         the env's ``details()``; public facts only."""
         return {}
 
+    def rule_tables(self) -> dict[str, Any]:
+        """The rule variant's constant tables in JSON form (card orders, scoring
+        tables, contracts …), hashed into the rules fingerprint that checkpoints
+        carry (`parlour.envs.core.fingerprint`). The default gives the pack (names,
+        suits, ranks) of an engine with a ``deck``; each game adds its own tables, so
+        a changed table refuses the checkpoints trained on the old one."""
+        deck = getattr(self, "deck", None)
+        if deck is None:
+            return {}
+        return {
+            "pack": {
+                "names": list(deck.names),
+                "suits": list(deck.suit),
+                "ranks": list(deck.rank),
+            }
+        }
+
     def legal_names(self, state: S) -> list[str]:
         """Names of the legal actions (for error messages and the play CLI)."""
         return [self.action_name(a) for a in self.legal_actions(state)]

@@ -2,16 +2,19 @@
 
 Everything the rest of Parlour needs to know about a game by name is declared there,
 once: the env's variants (the generic tests and soak runs go over them), its heuristic
-bot, its other agent kinds, the exact solver's move labels and what its strategy-tips
+bot, its other agent kinds, the exact solver's move labels, its batched engine, how a
+game is decided, its text view and rules summary for text play, how to force a random
+deal and hidden-information twins (the generic tests), and what its strategy-tips
 report adds. `parlour.envs` finds the records by looking for ``GAME`` in each package
 under ``envs/``; the old tables (`parlour.envs.VARIANTS`, `parlour.agents.HEURISTICS`,
-...) are views of them. Agent hooks are ``"module:attribute"`` strings, imported only
-when used, so reading the records imports no agent, solver or torch code
-(docs/adding_a_game.md).
+`parlour.envs.batch.ENGINES`, ...) are views of them. Hooks are ``"module:attribute"``
+strings, imported only when used (`load`), so reading the records imports no agent,
+solver, text or torch code (docs/adding_a_game.md).
 """
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -55,11 +58,41 @@ class GameRecord:
     tips_deal_note: str = ""
     """a sentence for the tips report when one env seed is more than a deal of
     cards"""
+    batched: str = ""
+    """``"module:Class"`` of the batched engine (`parlour.envs.batch`, torch), where
+    the game has one (``parlour train --backend batch``)"""
+    decided_by: str = ""
+    """``"module:function"``: ``function(game)`` says how the engine's episode is
+    decided: ``"win"`` (it pays a win or a loss) or ``"points"`` (a score); a text
+    seat's forfeit scores by it (`parlour.text.forfeit_scores`)"""
+    text_view: str = ""
+    """``"module:function"``: ``function(game, state, seat)`` is what that seat can
+    see, as text (`parlour.text.view`)"""
+    text_rules: str = ""
+    """``"module:function"``: ``function(game)`` is the rules summary of the variant
+    the engine plays (`parlour.text.summary`)"""
+    key_rules: str = ""
+    """``"module:function"``: ``function(game)`` maps each phrase the variant's
+    rules summary must hold to True (and a phrase it must not hold to False); the
+    text tests check the summary against it"""
+    random_deal: str = ""
+    """``"module:function"``: ``function(game, rng)`` is a random valid forced deal
+    (``reset(options={"deal": ...})``), which the generic tests break in every way
+    they know"""
+    no_deal: str = ""
+    """instead of `random_deal`, for a game without cards: why it has no forced deal
+    (the generic deal tests skip with this reason)"""
+    hidden_twins: str = ""
+    """``"module:function"``: ``function(game, rng)`` gives ``(options A, options B,
+    observer, same_view)``: two starts that differ only in what seat ``observer``
+    cannot know, and ``same_view(state A, state B)``, true while the two games still
+    look alike to it (the generic hidden-information tests); not needed with
+    `perfect_information`"""
 
     def __post_init__(self) -> None:
         if not self.variants:
             raise ValueError(f"{self.name}: a game record needs at least one variant")
-        for hook in ("heuristic", "extra_agents", "exact_moves"):
+        for hook in HOOKS:
             value = getattr(self, hook)
             if value and value.count(":") != 1:
                 raise ValueError(
@@ -67,3 +100,57 @@ class GameRecord:
                 )
         if bool(self.extra_agents) != bool(self.extra_kinds):
             raise ValueError(f"{self.name}: extra_agents and extra_kinds go together")
+        if self.random_deal and self.no_deal:
+            raise ValueError(f"{self.name}: give random_deal or no_deal, not both")
+
+    def missing(self) -> list[str]:
+        """The hooks every game needs that this record lacks (`REQUIRED`; a forced
+        deal or the reason for none; hidden-information twins unless everything is
+        open)."""
+        out = [hook for hook in REQUIRED if not getattr(self, hook)]
+        if not (self.random_deal or self.no_deal):
+            out.append("random_deal")
+        if not (self.hidden_twins or self.perfect_information):
+            out.append("hidden_twins")
+        return out
+
+    def load(self, hook: str) -> Any:
+        """What a hook names, imported: ``record.load("text_view")`` is the view
+        function. ValueError when the record leaves that hook out."""
+        if hook not in HOOKS:
+            raise ValueError(f"{hook!r} is not a hook; hooks: {', '.join(HOOKS)}")
+        value = getattr(self, hook)
+        if not value:
+            raise ValueError(
+                f"{self.name} has no {hook} hook (its GameRecord in {self.package}; "
+                "docs/adding_a_game.md)"
+            )
+        module, attr = value.split(":")
+        return getattr(importlib.import_module(module), attr)
+
+
+def decided_by_win(game: Any) -> str:
+    """`GameRecord.decided_by` of a game whose every variant pays a win or a loss."""
+    return "win"
+
+
+def decided_by_points(game: Any) -> str:
+    """`GameRecord.decided_by` of a game whose every variant pays points."""
+    return "points"
+
+
+#: the record's ``"module:attribute"`` fields, imported when used
+HOOKS = (
+    "heuristic",
+    "extra_agents",
+    "exact_moves",
+    "batched",
+    "decided_by",
+    "text_view",
+    "text_rules",
+    "key_rules",
+    "random_deal",
+    "hidden_twins",
+)
+#: the hooks every game declares (text play, forfeits); `GameRecord.missing`
+REQUIRED = ("decided_by", "text_view", "text_rules", "key_rules")

@@ -22,6 +22,13 @@ GAME = GameRecord(
     heuristic="parlour.agents.forty_fives:FortyFivesHeuristic",
     extra_agents="parlour.agents.solver.forty_fives:make_agent",
     extra_kinds=("solver", "pimc:N"),
+    batched="parlour.envs.batch.forty_fives:FortyFivesBatch",
+    decided_by="parlour.envs.forty_fives.hooks:decided_by",
+    text_view="parlour.text.views:forty_fives",
+    text_rules="parlour.text.rules:forty_fives",
+    key_rules="parlour.text.rules:forty_fives_key_rules",
+    random_deal="parlour.envs.forty_fives.hooks:random_deal",
+    hidden_twins="parlour.envs.forty_fives.hooks:hidden_twins",
 )
 
 __all__ = ["GAME", "FortyFives", "env", "raw_env"]

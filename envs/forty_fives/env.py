@@ -1,6 +1,6 @@
 """The Forty-Fives family as a PettingZoo AEC environment (``forty_fives_v0``).
 
-Rules: seed ``003_413a098292a99e2d.txt`` with ``shared/rules-notes.md`` §1; every rule
+Rules: *Forty-Fives: Ausführliche Regeln* with the rules notes §1; every rule
 and option, with the sentence it rests on, is in ``docs/games/forty_fives.md``.
 
 Agents

@@ -1,8 +1,8 @@
 """Forty-Fives, Twenty-Five, Auction Forty-Fives (120) and One Hundred and Ten: the
 engine.
 
-Implements seed ``003_413a098292a99e2d.txt`` (German) with its lost trump table and
-every gap resolved as in ``shared/rules-notes.md`` §1; ``docs/games/forty_fives.md``
+Implements the rule book *Forty-Fives: Ausführliche Regeln* (German) with its lost trump
+table and every gap resolved as in the rules notes §1; ``docs/games/forty_fives.md``
 lists each rule with the sentence it rests on. Plain Python, no RNG: the deal is a
 sequence of chance outcomes (the first dealer, then the cards in the order they are
 dealt: packets of 3 then 2 to each player from the dealer's left, the auction kitty
@@ -207,6 +207,30 @@ class FortyFives(Dealing, Auction, TrickPlay, Scoring, Invariants, Game[State]):
     def teams(self) -> list[list[int]]:
         """The seats of each side (the arena and the rewards use them)."""
         return [t[:] for t in self._teams]
+
+    def rule_tables(self) -> dict[str, Any]:
+        """The card orders, the trump sets, the points and bids, the sides and the
+        deal's order (`Game.rule_tables`)."""
+        return {
+            **super().rule_tables(),
+            "trump_order": TRUMP_ORDER,
+            "plain_order": PLAIN_ORDER,
+            "strength": STRENGTH,
+            "trump_mask": TRUMP_MASK,
+            "plain_mask": PLAIN_MASK,
+            "top_trumps": TOP_TRUMPS,
+            "protected": PROTECTED,
+            "trick_points": TRICK_POINTS,
+            "bonus_points": BONUS_POINTS,
+            "bid_levels": list(BID_LEVELS),
+            "targets": TARGETS,
+            "hand_size": HAND_SIZE,
+            "kitty_size": KITTY_SIZE,
+            "packets": list(self.packets),
+            "teams": self._teams,
+            "deal_destinations": self._dest,
+            "cap": self.cap,
+        }
 
     def new_state(self) -> State:
         return State(self.num_players, self.num_teams)

@@ -1,4 +1,4 @@
-"""Fünfzehn – tot, the dice game (seed 002)."""
+"""Fünfzehn – tot, the dice game."""
 
 from ..core.record import GameRecord
 from .env import env, raw_env
@@ -29,6 +29,13 @@ GAME = GameRecord(
     perfect_information=True,
     tips_studies=("claims", "seat_order"),
     tips_deal_note='Here a "deal" is one env seed: the dice of a whole game.',
+    batched="parlour.envs.batch.fuenfzehn_tot:FuenfzehnTotBatch",
+    decided_by="parlour.envs.core.record:decided_by_win",
+    text_view="parlour.text.views:fuenfzehn_tot",
+    text_rules="parlour.text.rules:fuenfzehn_tot",
+    key_rules="parlour.text.rules:fuenfzehn_tot_key_rules",
+    no_deal="dice game: no cards; scripted dice and the observation's "
+    "independence of future dice are tested in tests/test_fuenfzehn_tot.py",
 )
 
 __all__ = ["GAME", "FuenfzehnTot", "env", "raw_env"]

@@ -1,7 +1,7 @@
 """Fünfzehn – tot, the dice game, as a PettingZoo AEC env (``fuenfzehn_tot_v0``).
 
-Rules: seed ``002_f144b8153694976f.txt`` (German); every choice is in
-``docs/games/fuenfzehn_tot.md`` and ``shared/rules-notes.md`` §5.
+Rules: *Fünfzehn – tot* (German Wikipedia); every choice is in
+``docs/games/fuenfzehn_tot.md`` and the rules notes §5.
 
 Agents
     ``player_0 … player_{n-1}`` (``players`` = 2..10, default 4), seated clockwise. Who

@@ -1,7 +1,7 @@
 """Fünfzehn – tot, the dice game: the rules engine.
 
-Implements seed ``002_f144b8153694976f.txt`` (de.wikipedia "Fünfzehn – tot") as the
-state machine of ``shared/rules-notes.md`` §5; ``docs/games/fuenfzehn_tot.md`` lists
+Implements the rule book (de.wikipedia "Fünfzehn – tot") as the state machine of the
+rules notes §5; ``docs/games/fuenfzehn_tot.md`` lists
 every rule with the sentence it rests on. Plain Python, no RNG: every die is a chance
 node whose outcome is the face (1..6), so tests and ``reset(options={"dice": [...]})``
 can script any game.
@@ -106,7 +106,7 @@ def _check_bool(name: str, value: Any) -> bool:
 class FuenfzehnTot(Game[State]):
     """Fünfzehn – tot for ``players`` players with ``matches`` matches.
 
-    Options (``shared/rules-notes.md`` §5; defaults are the notes' recommendations):
+    Options (the rules notes §5; defaults are the notes' recommendations):
 
     * ``players``: 2..10 (the seed: any number, two to six is a good size).
     * ``matches``: matches in the pool (the seed: 10).
@@ -495,6 +495,20 @@ class FuenfzehnTot(Game[State]):
 
     def utility_bounds(self) -> tuple[float, float]:
         return -1.0, (1.0 / (self.num_players - 1) if self.zero_sum else 0.0)
+
+    def rule_tables(self) -> dict[str, Any]:
+        """The die, the limits of rules 1 and 2, the turn's legal actions by total
+        and rolls, and the pay-out (`Game.rule_tables`)."""
+        return {
+            **super().rule_tables(),
+            "faces": list(FACES),
+            "limit": LIMIT,
+            "must_stand": MUST_STAND,
+            "must_roll": MUST_ROLL,
+            "third_roll": THIRD_ROLL,
+            "legal_by_total_and_rolls": self._legal,
+            "win_share": self._win_share,
+        }
 
     def info(self, state: State) -> dict[str, Any]:
         """Public facts: everything is public here except the dice still to come."""

@@ -1,4 +1,4 @@
-"""Fünfzehnern (seed 000): 4 or 3 players, strict or relaxed lead rules, Zwang,
+"""Fünfzehnern: 4 or 3 players, strict or relaxed lead rules, Zwang,
 sessions."""
 
 from ..core.record import GameRecord
@@ -25,6 +25,13 @@ GAME = GameRecord(
     extra_agents="parlour.agents.solver.fuenfzehnern:make_agent",
     extra_kinds=("solver", "pimc:N"),
     pays_as_it_goes=True,
+    batched="parlour.envs.batch.fuenfzehnern:FuenfzehnernBatch",
+    decided_by="parlour.envs.core.record:decided_by_points",
+    text_view="parlour.text.views:fuenfzehnern",
+    text_rules="parlour.text.rules:fuenfzehnern",
+    key_rules="parlour.text.rules:fuenfzehnern_key_rules",
+    random_deal="parlour.envs.fuenfzehnern.hooks:random_deal",
+    hidden_twins="parlour.envs.fuenfzehnern.hooks:hidden_twins",
 )
 
 __all__ = ["GAME", "Fuenfzehnern", "env", "raw_env"]

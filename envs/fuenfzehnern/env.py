@@ -1,6 +1,6 @@
 """Fünfzehnern as a PettingZoo AEC environment (``fuenfzehnern_v0``).
 
-Rules: seed ``000_c8a79f0352b09240.txt`` with ``shared/rules-notes.md`` §3; every choice
+Rules: *How to Play Fünfzehnern* with the rules notes §3; every choice
 is in ``docs/games/fuenfzehnern.md``.
 
 Agents

@@ -1,7 +1,7 @@
 """Fünfzehnern: the rules engine.
 
-Implements seed ``000_c8a79f0352b09240.txt`` with the gaps resolved as in
-``shared/rules-notes.md`` §3; ``docs/games/fuenfzehnern.md`` lists every rule with the
+Implements the rule book (*How to Play Fünfzehnern*) with the gaps resolved as in
+the rules notes §3; ``docs/games/fuenfzehnern.md`` lists every rule with the
 sentence it rests on. Plain Python, no RNG: the first dealer and the deal are chance
 outcomes (the dealer, then the cards to seats 0, 1, …, n-1, 0, 1, …), so tests and
 ``reset(options={"deal": …})`` can force any deal.
@@ -473,6 +473,21 @@ class Fuenfzehnern(Game[State]):
         # A deal pays card points - 15 (or +-15 when tying scoring applies).
         per_deal = max(self.total_points - 15, 15)
         return -15.0 * self.num_hands, float(per_deal * self.num_hands)
+
+    def rule_tables(self) -> dict[str, Any]:
+        """The pack, the card points, the cards in play and the scoring constants
+        (`Game.rule_tables`)."""
+        return {
+            **super().rule_tables(),
+            "rank_points": list(RANK_POINTS),
+            "card_points": list(CARD_POINTS),
+            "in_play": self.in_play,
+            "total_points": self.total_points,
+            "baseline": BASELINE,
+            "tying_points": TYING_POINTS,
+            "hand_size": HAND_SIZE,
+            "zwang_offsets": {"ace": ACE, "king": KING, "ober": OBER},
+        }
 
     # --- invariants -------------------------------------------------------------------
     @property

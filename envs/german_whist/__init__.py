@@ -1,4 +1,4 @@
-"""German Whist and Honeymoon Whist (seed 004)."""
+"""German Whist and Honeymoon Whist."""
 
 from ..core.record import GameRecord
 from .env import env, raw_env
@@ -19,6 +19,13 @@ GAME = GameRecord(
     exact_moves="parlour.agents.solver.german_whist:optimal_moves",
     extra_kinds=("solver", "pimc:N"),
     tips_studies=("agreement",),
+    batched="parlour.envs.batch.german_whist:GermanWhistBatch",
+    decided_by="parlour.envs.german_whist.hooks:decided_by",
+    text_view="parlour.text.views:german_whist",
+    text_rules="parlour.text.rules:german_whist",
+    key_rules="parlour.text.rules:german_whist_key_rules",
+    random_deal="parlour.envs.german_whist.hooks:random_deal",
+    hidden_twins="parlour.envs.german_whist.hooks:hidden_twins",
 )
 
 __all__ = ["GAME", "GermanWhist", "env", "raw_env"]

@@ -1,7 +1,7 @@
 """German Whist and Honeymoon Whist as a PettingZoo AEC environment
 (``german_whist_v0``).
 
-Rules: seed ``004_d8444d2889c5bb38.txt``; every choice is in
+Rules: the rule book *German Whist* (a rules summary); every choice is in
 ``docs/games/german_whist.md``.
 
 Agents

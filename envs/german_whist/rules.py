@@ -1,7 +1,7 @@
 """German Whist and Honeymoon Whist: the rules engine.
 
-Implements seed ``004_d8444d2889c5bb38.txt`` with the gaps resolved as in
-``shared/rules-notes.md`` §2; ``docs/games/german_whist.md`` lists every rule with the
+Implements the rule book *German Whist* (a rules summary) with the gaps resolved as in
+the rules notes §2; ``docs/games/german_whist.md`` lists every rule with the
 sentence it rests on. Plain Python, no RNG: the deal is a sequence of chance outcomes
 (first dealer, then the cards in the order hand 0, hand 1, stock from the top), so tests
 and ``reset(options={"deal": …})`` can force any deal.
@@ -460,6 +460,20 @@ class GermanWhist(Game[State]):
         deal_points = self.honeymoon and self.episode == "deal"
         bound = 13.0 if deal_points else 1.0
         return -bound, bound
+
+    def rule_tables(self) -> dict[str, Any]:
+        """The pack, the card strengths and the deal's counts (`Game.rule_tables`)."""
+        return {
+            **super().rule_tables(),
+            "strength": list(self._strength),
+            "joker_order": list(self.joker_order),
+            "hand_size": HAND_SIZE,
+            "stock_size": self.stock_size,
+            "stage2_tricks": STAGE2_TRICKS,
+            "tricks_to_win": TRICKS_TO_WIN,
+            "joker_trumps": SPADES,
+            "match_target": self.match_target,
+        }
 
     def info(self, state: State) -> dict[str, Any]:
         return {

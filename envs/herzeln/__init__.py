@@ -1,4 +1,4 @@
-"""Herzeln, the eight-contract partie for 3 and 4 players (seed 001)."""
+"""Herzeln, the eight-contract partie for 3 and 4 players."""
 
 from ..core.record import GameRecord
 from .env import env, raw_env
@@ -20,6 +20,13 @@ GAME = GameRecord(
     extra_agents="parlour.agents.solver.herzeln:make_agent",
     extra_kinds=("solver", "pimc:N"),
     pays_as_it_goes=True,
+    batched="parlour.envs.batch.herzeln:HerzelnBatch",
+    decided_by="parlour.envs.core.record:decided_by_points",
+    text_view="parlour.text.views:herzeln",
+    text_rules="parlour.text.rules:herzeln",
+    key_rules="parlour.text.rules:herzeln_key_rules",
+    random_deal="parlour.envs.herzeln.hooks:random_deal",
+    hidden_twins="parlour.envs.herzeln.hooks:hidden_twins",
 )
 
 __all__ = ["GAME", "CONTRACTS", "Herzeln", "env", "raw_env"]

@@ -1,6 +1,6 @@
 """Herzeln as a PettingZoo AEC environment (``herzeln_v0``).
 
-Rules: seed ``001_f4a3b1d029e2542f.txt`` with ``shared/rules-notes.md`` §4; every choice
+Rules: *Herzeln* (English Wikipedia) with the rules notes §4; every choice
 is in ``docs/games/herzeln.md``.
 
 Agents

@@ -1,7 +1,7 @@
 """Herzeln: the rules engine for the eight-contract partie (3 or 4 players).
 
-Implements seed ``001_f4a3b1d029e2542f.txt`` (the English Wikipedia text on Herzeln,
-after the Piatnik rule book) with its gaps resolved as in ``shared/rules-notes.md`` §4;
+Implements the rule book (the English Wikipedia text on Herzeln, after the Piatnik
+rule book) with its gaps resolved as in the rules notes §4;
 ``docs/games/herzeln.md`` lists every rule with the sentence it rests on. Plain Python,
 no RNG: the deal is a sequence of chance outcomes (the first dealer, then each deal's
 cards in the order hand 0, hand 1, …), so tests and ``reset(options={"deal": …})`` can
@@ -517,6 +517,26 @@ class Herzeln(Game[State]):
 
     def utility_bounds(self) -> tuple[float, float]:
         return float(self.score_low), float(self.score_high)
+
+    def rule_tables(self) -> dict[str, Any]:
+        """The contracts in the partie's order, the card orders, each contract's card
+        and trick values and the Domino lines (`Game.rule_tables`)."""
+        return {
+            **super().rule_tables(),
+            "contracts": list(CONTRACTS),
+            "episode_contracts": list(self.contracts),
+            "game_order": list(GAME_ORDER_LOW_FIRST),
+            "natural_order": list(NATURAL_ORDER_LOW_FIRST),
+            "strength": list(self.strength),
+            "heart_penalty": HEART_PENALTY,
+            "card_value": self.card_value,
+            "trick_value": self.trick_value,
+            "last_trick_value": self.last_trick_value,
+            "deal_totals": DEAL_TOTALS,
+            "domino_step": DOMINO_STEP,
+            "domino_lines": {"line_of": list(self.line_of), "at": self.at},
+            "hand_size": HAND_SIZE,
+        }
 
     def winners(self, state: State) -> list[int]:
         """The seats with the highest total ("The winner is the one who has the highest

@@ -14,11 +14,12 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from .. import __version__
 from .common import EXIT_USAGE, UsageError, parlour_command, parse_options
 from .games import agent_kinds, env_description
 
 #: the modules of this package that add subcommands, in the order of ``--help``
-COMMANDS = ("games", "arena", "train", "tips", "league")
+COMMANDS = ("games", "arena", "train", "tips", "league", "new_game")
 
 
 def __getattr__(attr: str) -> Any:
@@ -37,6 +38,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="parlour",
         description="Card and dice games from old rule books as multi-agent RL "
         "environments.",
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"parlour {__version__}"
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True

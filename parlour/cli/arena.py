@@ -7,8 +7,8 @@ from pathlib import Path
 
 from .common import (
     UsageError,
-    add_backend_args,
-    check_backend,
+    add_executor_args,
+    check_executor,
     env_arg,
     parse_options,
     positive_int,
@@ -19,11 +19,11 @@ def cmd_arena(args: argparse.Namespace) -> int:
     from ..training.arena import run_arena, save_json
     from ..training.checkpoint import check_output_path
 
-    check_backend(args)
-    if args.record and args.backend == "ray":
+    check_executor(args)
+    if args.record and args.executor == "ray":
         raise UsageError(
             "--record writes each game from this process: use it without "
-            "--backend ray"
+            "--executor ray"
         )
     if args.json:
         check_output_path(args.json, what="--json")
@@ -47,7 +47,7 @@ def cmd_arena(args: argparse.Namespace) -> int:
         result = run_arena(
             args.env,
             args.agents,
-            backend=args.backend,
+            executor=args.executor,
             address=args.address,
             **common,
         )
@@ -95,6 +95,6 @@ def add_parser(sub) -> None:
         help="append every game (moves, text agents' prompts and answers) to this "
         "JSONL file, for parlour.text.replay",
     )
-    add_backend_args(p, "deals")
+    add_executor_args(p, "deals")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_arena)

@@ -1,5 +1,5 @@
 """What every ``parlour`` subcommand shares: the usage error, ``-o KEY=VALUE`` options,
-the env argument, the ``--backend local|ray`` flags and integer argument types."""
+the env argument, the ``--executor local|ray`` flags and integer argument types."""
 
 from __future__ import annotations
 
@@ -52,28 +52,52 @@ def env_arg(p: argparse.ArgumentParser) -> None:
     )
 
 
-def add_backend_args(p: argparse.ArgumentParser, what: str) -> None:
-    """``--backend local|ray`` and ``--address`` (docs/scale-out.md)."""
+def add_executor_args(p: argparse.ArgumentParser, what: str) -> None:
+    """``--executor local|ray`` and ``--address`` (docs/scale-out.md); the old
+    spelling ``--backend local|ray`` is still read (`check_executor` warns)."""
+    p.add_argument(
+        "--executor",
+        choices=["local", "ray"],
+        help=f"play here, or spread the {what} as Ray tasks; the results are the "
+        "same (local)",
+    )
+    # ``parlour train --backend`` names the trainer; here it was the executor's old
+    # name, kept working out of the help
     p.add_argument(
         "--backend",
         choices=["local", "ray"],
-        default="local",
-        help=f"play here, or spread the {what} as Ray tasks; the results are the "
-        "same (local)",
+        dest="old_backend",
+        help=argparse.SUPPRESS,
     )
     p.add_argument(
         "--address",
         metavar="ADDR",
-        help="with --backend ray: the cluster's head node, HOST:PORT as 'ray start "
+        help="with --executor ray: the cluster's head node, HOST:PORT as 'ray start "
         "--head' prints it (default: start a local Ray)",
     )
 
 
-def check_backend(args: argparse.Namespace) -> None:
-    """``--address`` without ``--backend ray`` is a usage error, said first."""
-    from ..training.distributed import check_backend as check
+def check_executor(args: argparse.Namespace) -> None:
+    """Settle ``args.executor`` (the old ``--backend local|ray`` with a one-line
+    deprecation warning on stderr); ``--address`` without ``--executor ray`` is a
+    usage error, said first."""
+    from ..training.distributed import check_executor as check
 
-    check(args.backend, args.address)
+    if args.old_backend is not None:
+        print(
+            f"parlour: --backend {args.old_backend} is deprecated here: write "
+            f"--executor {args.old_backend} (--backend names the trainer of "
+            "'parlour train')",
+            file=sys.stderr,
+        )
+        if args.executor not in (None, args.old_backend):
+            raise UsageError(
+                f"--executor {args.executor} and --backend {args.old_backend} disagree"
+            )
+        args.executor = args.old_backend
+    if args.executor is None:
+        args.executor = "local"
+    check(args.executor, args.address)
 
 
 

@@ -24,8 +24,9 @@ def cmd_list(args: argparse.Namespace) -> int:
             print(f"    pretrained {directory.name}: {pretrained.summary(directory)}")
     print(
         "\nAgent specs: heuristic:-tip,+tip switches the bot's strategy tips; "
-        "pretrained plays the\ngame's shipped agent (its card: parlour/models/NAME/"
-        "card.md); ckpt:PATH plays a\ncheckpoint or a run directory's latest one "
+        "pretrained plays the\ngame's shipped agent for its options, "
+        "pretrained:NAME the one named above (its card:\nparlour/models/NAME/"
+        "card.md); ckpt:PATH plays a checkpoint or a run directory's latest\none "
         "(see README)."
     )
     return 0
@@ -45,22 +46,10 @@ def env_description(name: str) -> str:
 
 
 def agent_kinds(name: str) -> list[str]:
-    """Every agent spec form the env accepts."""
-    from .. import envs
+    """Every agent spec form the env accepts (from `parlour.agents.spec`'s table)."""
+    from ..agents.spec import forms
 
-    record = envs.record(name)
-    kinds = ["random"]
-    if record.heuristic:
-        kinds += ["heuristic", "heuristic:-tip,+tip"]
-    kinds += record.extra_kinds
-    if record.exact_moves:
-        kinds.append("endgame:SPEC")
-    from ..training import pretrained
-
-    if pretrained.models_of(name):
-        kinds.append("pretrained")
-    return [*kinds, "ckpt:PATH", "text:scripted"]
-
+    return forms(name)
 
 
 def cmd_play(args: argparse.Namespace) -> int:

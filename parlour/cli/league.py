@@ -5,10 +5,11 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .. import versions
 from .common import (
     UsageError,
-    add_backend_args,
-    check_backend,
+    add_executor_args,
+    check_executor,
     parse_options,
     positive_int,
 )
@@ -19,7 +20,7 @@ def cmd_league(args: argparse.Namespace) -> int:
     ENV`` prints (and draws) the leaderboard fitted from the stored games."""
     import json
 
-    from ..training import league
+    from .. import league
 
     words = list(args.words)
     show = words[0] == "show"
@@ -35,7 +36,7 @@ def cmd_league(args: argparse.Namespace) -> int:
         raise UsageError("'league show' takes no --agents (it reads the database)")
     if not show and not args.agents:
         raise UsageError("give the league's agents: --agents SPEC SPEC ...")
-    check_backend(args)
+    check_executor(args)
     if args.plot and not args.plot.lower().endswith((".png", ".svg", ".pdf")):
         raise UsageError(f"--plot wants a .png, .svg or .pdf file, got {args.plot!r}")
     if not show:
@@ -45,7 +46,7 @@ def cmd_league(args: argparse.Namespace) -> int:
             games=args.games,
             db=args.db,
             env_options=options,
-            backend=args.backend,
+            executor=args.executor,
             address=args.address,
             progress=not args.quiet,
         )
@@ -65,7 +66,8 @@ def cmd_league(args: argparse.Namespace) -> int:
     wanted = options if args.option or not show else None
     boards = league.leaderboards(args.db, env_name, wanted)
     if args.json:
-        print(json.dumps([b.as_dict() for b in boards], indent=2))
+        stamped = [{**versions(b.env_name), **b.as_dict()} for b in boards]
+        print(json.dumps(stamped, indent=2))
     elif args.markdown:
         print("\n\n".join(f"{b.title()}\n\n{b.markdown()}" for b in boards))
     else:
@@ -80,7 +82,7 @@ def cmd_league(args: argparse.Namespace) -> int:
 
 def add_parser(sub) -> None:
     """The subcommand's parser."""
-    from ..training.league import DEFAULT_DB
+    from ..league import DEFAULT_DB
 
 
     p = sub.add_parser(
@@ -113,7 +115,7 @@ def add_parser(sub) -> None:
     p.add_argument(
         "--db", default=DEFAULT_DB, metavar="PATH", help=f"database ({DEFAULT_DB})"
     )
-    add_backend_args(p, "batches of games")
+    add_executor_args(p, "batches of games")
     p.add_argument("--plot", metavar="FILE", help="draw the ratings (.png)")
     p.add_argument("--json", action="store_true", help="print the leaderboard as JSON")
     p.add_argument(

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 
 from .common import (
-    add_backend_args,
-    check_backend,
+    add_executor_args,
+    check_executor,
 )
 
 
@@ -14,7 +14,7 @@ def cmd_tips(args: argparse.Namespace) -> int:
     from ..training.checkpoint import check_output_path
     from ..training.tips import run_tips
 
-    check_backend(args)
+    check_executor(args)
     check_output_path(args.out, directory=True, what="--out")
 
     run = run_tips(
@@ -27,7 +27,7 @@ def cmd_tips(args: argparse.Namespace) -> int:
         seed=args.seed,
         workers=args.workers,
         progress=not args.quiet,
-        backend=args.backend,
+        executor=args.executor,
         address=args.address,
     )
     print(run.summary())
@@ -88,8 +88,8 @@ def add_parser(sub) -> None:
         type=int,
         default=None,
         metavar="W",
-        help="worker processes of the local backend (default: the number of CPUs)",
+        help="worker processes of the local executor (default: the number of CPUs)",
     )
-    add_backend_args(p, "blocks of deals")
+    add_executor_args(p, "blocks of deals")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_tips)

@@ -54,6 +54,7 @@ from ray.rllib.algorithms.ppo.torch.default_ppo_torch_rl_module import (
     DefaultPPOTorchRLModule,
 )
 from ray.rllib.core.columns import Columns
+from ray.rllib.core.models.base import ACTOR, ENCODER_OUT
 from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
@@ -239,6 +240,18 @@ class MaskedPPOTorchRLModule(DefaultPPOTorchRLModule):
         if isinstance(batch[Columns.OBS], dict):
             batch = self._split(batch)[1]
         return super().compute_values(batch, embeddings)
+
+    # what parlour.training.imitation.fit trains (its ImitationPolicy protocol)
+    def masked_log_probs(self, obs: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
+        """Log-probabilities ``(N, A)`` of the masked policy for inner observations
+        (illegal actions' logits at -1e8, as in SB3's masked distribution)."""
+        actor = self.encoder({Columns.OBS: obs})[ENCODER_OUT][ACTOR]
+        logits = self.pi(actor)
+        return torch.log_softmax(logits.masked_fill(~masks.bool(), -1e8), dim=1)
+
+    def predict_values(self, obs: torch.Tensor) -> torch.Tensor:
+        """The critic's values ``(N,)`` for inner observations."""
+        return self.compute_values({Columns.OBS: obs})
 
 
 def masked_ppo_spec(model_config: dict[str, Any] | None = None) -> RLModuleSpec:

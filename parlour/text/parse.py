@@ -15,7 +15,7 @@ refused with a one-line reason naming the legal moves: ``"ambiguous"`` (several 
 moves match), ``"illegal"`` (the answer names a move that is not legal now) or
 ``"unreadable"``.
 
-Legal moves are described from their names alone (``shared/conventions.md``), so the
+Legal moves are described from their names alone (``docs/conventions.md``), so the
 parser knows no game and needs no change when an engine offers its moves in another
 order.
 """

@@ -30,7 +30,7 @@ from .. import envs
 from ..agents.base import Agent, Turn
 from ..envs.core.engine import TERMINAL
 from .parse import Parsed, describe, legal_list, parse_move
-from .rules import summary
+from .rules import record_hook, summary
 from .views import view
 
 FALLBACKS = ("random", "loss")
@@ -108,16 +108,20 @@ def _teams(game: Any) -> list[list[int]]:
 
 
 def decided_by_win(game: Any) -> bool:
-    """Whether the game's episode pays a win or a loss (rather than points)."""
-    if game.name == "german_whist_v0":
-        return not (game.honeymoon and game.episode == "deal")
-    if game.name == "forty_fives_v0":
-        return game.episode == "match"
-    return game.name == "fuenfzehn_tot_v0"
+    """Whether the game's episode pays a win or a loss rather than points (the
+    ``decided_by`` hook of its record)."""
+    decided = record_hook(game, "decided_by", "way a game is decided")(game)
+    if decided not in ("win", "points"):
+        raise ValueError(
+            f"{game.name}: decided_by gave {decided!r}, expected 'win' or 'points'"
+        )
+    return decided == "win"
 
 
 def forfeit_scores(game: Any, state: Any, seat: int) -> list[float]:
     """The final scores when ``seat`` forfeits at ``state`` ("a loss" for that seat).
+
+    How the game is decided is its record's ``decided_by`` hook.
 
     - Games whose episode pays a win or a loss (German Whist; a Honeymoon Whist match;
       a Forty-Fives game to the target; Fünfzehn – tot): the forfeiting seat's side

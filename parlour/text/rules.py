@@ -1,18 +1,22 @@
 """Rules summaries of every game and variant, for the text prompts.
 
+Each game's record names its summary (``text_rules``) and the phrases the summary must
+hold (``key_rules``, which the text tests check); `summary` finds them from the engine.
+
 Written from ``docs/games/<game>.md`` (which is not installed with the package), in
 plain English for a player who has never seen the game. Each summary is built from the
 game's options as the engine holds them, so a variant's prompt states that variant's
 rules (Honeymoon Whist's jokers, the auction's bidding, Fünfzehnern's relaxed lead
 rules, a single Herzeln contract, a switched-off Fünfzehn – tot rule). Card and move
 names in the summaries are the canonical ones that the legal-move list uses
-(``shared/conventions.md``).
+(``docs/conventions.md``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
+
+from .. import envs
 
 CARD_NAMES = (
     "Cards are named rank then suit: ranks A K Q J 10 9 8 7 6 5 4 3 2, suits "
@@ -327,22 +331,82 @@ def fuenfzehn_tot(game: Any) -> str:
     return "\n".join(lines)
 
 
-#: env name -> summary builder, called with the env's engine (``env.unwrapped.game``)
-SUMMARIES: dict[str, Callable[[Any], str]] = {
-    "german_whist_v0": german_whist,
-    "forty_fives_v0": forty_fives,
-    "fuenfzehnern_v0": fuenfzehnern,
-    "herzeln_v0": herzeln,
-    "fuenfzehn_tot_v0": fuenfzehn_tot,
-}
-
-
 def summary(game: Any) -> str:
-    """The rules summary of the variant an engine plays; ValueError for an env
-    without one."""
-    if game.name not in SUMMARIES:
-        raise ValueError(
-            f"no text rules summary for {game.name!r}; games with one: "
-            f"{', '.join(sorted(SUMMARIES))}"
-        )
-    return SUMMARIES[game.name](game)
+    """The rules summary of the variant an engine plays (its record's ``text_rules``
+    hook); ValueError for an env without one."""
+    return record_hook(game, "text_rules", "text rules summary")(game)
+
+
+def record_hook(game: Any, hook: str, what: str) -> Any:
+    """A hook of the engine's game record (`parlour.envs.GameRecord`), loaded;
+    ValueError naming the games that have it when the engine's game has none."""
+    if game.name in envs.names() and getattr(envs.record(game.name), hook):
+        return envs.record(game.name).load(hook)
+    having = [r.name for r in envs.records() if getattr(r, hook)]
+    raise ValueError(
+        f"no {what} for {game.name!r} (the {hook} hook of its game record); games "
+        f"with one: {', '.join(having)}"
+    )
+
+
+# --- key rules: what each summary must say (the record's ``key_rules``) --------------
+# The text tests check every registered variant's summary against these phrases, so a
+# summary cannot lose a rule its variant plays by without a test noticing.
+def german_whist_key_rules(game: Any) -> dict[str, bool]:
+    """German Whist: the Seen row, the stage-2 target; Honeymoon: jokers, free play."""
+    if game.honeymoon:
+        return dict.fromkeys(["JKH", "ANY card", "14 or more", "Seen row"], True)
+    return dict.fromkeys(["Seen row", "7 of the 13", "face-up", "trumps"], True)
+
+
+def forty_fives_key_rules(game: Any) -> dict[str, bool]:
+    """Robbing or the auction, and each variant's target."""
+    words = {
+        "forty_fives": ["5 of trumps", "AH", "rob:X", "norob", "45"],
+        "twenty_five": ["rob:X", "at once", "25"],
+        "auction": ["bid:15", "hold", "trump:S", "discard:X", "120"],
+        "one_ten": ["bid:15", "cannot rise above", "kitty"],
+    }[game.variant]
+    return dict.fromkeys(words, True)
+
+
+def fuenfzehnern_key_rules(game: Any) -> dict[str, bool]:
+    """The lead rules of the variant, Zwang and the score."""
+    if game.strict:
+        words = ["capture chain", "Strict", "zwang:QS", "minus 15"]
+    else:
+        words = ["Relaxed", "latest capture suit", "Zwang"]
+    return dict.fromkeys(words, True)
+
+
+#: a one-deal Herzeln contract other than Domino (``rules.CONTRACTS`` order): what its
+#: summary must say
+_HERZELN_CONTRACT_WORDS = (
+    ["No Hearts", "A -11"],
+    ["Tricks", "+10"],
+    ["No Tricks", "costs -10"],
+    ["No Queens", "-20"],
+    ["KH costs -40"],
+    ["Last Trick", "+40"],
+    ["No Last Trick", "costs -40"],
+)
+
+
+def herzeln_key_rules(game: Any) -> dict[str, bool]:
+    """The partie's eight contracts, or the one contract; the Domino layout."""
+    from ..envs.herzeln.rules import DOMINO
+
+    if len(game.contracts) > 1:
+        words = ["eight deals", "No Hearts", "Domino", "KH", "ten beats"]
+    elif game.per_suit:
+        words = ["row per suit", "JH", "X@bottom", "pass"]
+    elif game.contracts[0] == DOMINO:
+        words = ["Jack", "X@top", "pass", "turns the corner"]
+    else:
+        words = ["One deal", "follow suit", *_HERZELN_CONTRACT_WORDS[game.contracts[0]]]
+    return dict.fromkeys(words, True)
+
+
+def fuenfzehn_tot_key_rules(game: Any) -> dict[str, bool]:
+    """Going over 15 and standing; rules 1 and 2 only when they are played."""
+    return {"over 15": True, "stand": True, "Rule 1": game.rule1, "Rule 2": game.rule2}

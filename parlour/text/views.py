@@ -1,6 +1,7 @@
 """What one seat can see, as plain text: the table part of a text prompt.
 
-One function per game, ``view(game, state, seat) -> str``. Each shows the seat's own
+One function per game, ``view(game, state, seat) -> str``, named by the game's record
+(``text_view``). Each shows the seat's own
 hand and only public information (the trick, trumps, the face-up prize, the Seen rows,
 scores, the cards gone, the auction, the dice), with canonical card names so that they
 match the legal-move names. Nothing here may depend on a card the seat cannot know:
@@ -10,10 +11,10 @@ that the seat's prompts stay identical.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from ..envs.core.cards import SUITS, cards_in
+from .rules import record_hook
 
 SUIT_WORDS = ("spades", "hearts", "diamonds", "clubs")
 
@@ -338,21 +339,7 @@ def fuenfzehn_tot(game: Any, state: Any, seat: int) -> str:
     return "\n".join(lines)
 
 
-#: env name -> view(game, state, seat)
-VIEWS: dict[str, Callable[[Any, Any, int], str]] = {
-    "german_whist_v0": german_whist,
-    "forty_fives_v0": forty_fives,
-    "fuenfzehnern_v0": fuenfzehnern,
-    "herzeln_v0": herzeln,
-    "fuenfzehn_tot_v0": fuenfzehn_tot,
-}
-
-
 def view(game: Any, state: Any, seat: int) -> str:
-    """What ``seat`` can see of ``state``, as text."""
-    if game.name not in VIEWS:
-        raise ValueError(
-            f"no text view for {game.name!r}; games with one: "
-            f"{', '.join(sorted(VIEWS))}"
-        )
-    return VIEWS[game.name](game, state, seat)
+    """What ``seat`` can see of ``state``, as text (the ``text_view`` hook of the
+    game's record)."""
+    return record_hook(game, "text_view", "text view")(game, state, seat)

@@ -41,7 +41,7 @@ from .. import checkpoint as ckpt_io
 from .. import imitation
 from ..batch_selfplay import BatchSelfPlay, check_opponents, make_engine, sample_masked
 from ..config import TrainConfig
-from ..policy import NumpyPolicy
+from ..policy import NumpyPolicy, saved_snapshots
 from ..selfplay import OpponentPool
 
 _ILLEGAL = -1e8  # masked logits (as SB3's MaskableCategorical): exp() is exactly 0
@@ -133,15 +133,6 @@ class _Extractor(nn.Module):
         self.value_net = _mlp(sizes, activation)
 
 
-class _Masked:
-    """What `training.imitation.fit` reads from a policy's distribution:
-    ``.distribution.logits``, the masked log-probabilities."""
-
-    def __init__(self, logits: torch.Tensor) -> None:
-        self.distribution = self
-        self.logits = logits
-
-
 class ActorCritic(nn.Module):
     """Actor and critic MLPs with SB3 ``MlpPolicy``'s parameter names and init."""
 
@@ -169,21 +160,17 @@ class ActorCritic(nn.Module):
         self, obs: torch.Tensor, mask: torch.Tensor
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """Masked log-probabilities ``(N, A)`` and values ``(N,)``."""
+        return self.masked_log_probs(obs, mask), self.predict_values(obs).squeeze(1)
+
+    def masked_log_probs(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """Log-probabilities ``(N, A)`` of the masked policy (illegal actions get
+        ``exp() == 0``)."""
         logits = self.action_net(self.mlp_extractor.policy_net(obs))
-        logp = torch.log_softmax(logits.masked_fill(~mask, _ILLEGAL), dim=1)
-        return logp, self.predict_values(obs).squeeze(1)
+        return torch.log_softmax(logits.masked_fill(~mask, _ILLEGAL), dim=1)
 
     def predict_values(self, obs: torch.Tensor) -> torch.Tensor:
+        """Values ``(N, 1)``."""
         return self.value_net(self.mlp_extractor.value_net(obs))
-
-    # what training.imitation.fit calls (an SB3 policy's names)
-    def get_distribution(self, obs: torch.Tensor, action_masks: Any) -> _Masked:
-        logits = self.action_net(self.mlp_extractor.policy_net(obs))
-        mask = torch.as_tensor(action_masks, dtype=torch.bool)
-        return _Masked(torch.log_softmax(logits.masked_fill(~mask, _ILLEGAL), dim=1))
-
-    def set_training_mode(self, mode: bool) -> None:
-        self.train(mode)
 
 
 class _Rollout:
@@ -453,7 +440,7 @@ class BatchBackend:
         return {
             "policy": self.net.state_dict(),
             "optimizer": self.optimizer.state_dict(),
-            "snapshots": [_actor_tensors(s) for s in snapshots],
+            "snapshots": [s.tensors() for s in snapshots],
         }
 
     def restore(self, saved: ckpt_io.Checkpoint) -> list[tuple[str, NumpyPolicy]]:
@@ -466,15 +453,7 @@ class BatchBackend:
                 f"{str(err).splitlines()[0]}"
             ) from None
         self._steps = self._rollout_start_steps = saved.step
-        activation = saved.manifest.get("activation", "tanh")
-        labels = saved.manifest.get("snapshots", [])
-        return [
-            (
-                labels[i] if i < len(labels) else f"snapshot{i}",
-                NumpyPolicy(ckpt_io.to_numpy(sd), activation),
-            )
-            for i, sd in enumerate(saved.tensors.get("snapshots", []))
-        ]
+        return saved_snapshots(saved)
 
     # --- logs -------------------------------------------------------------------------
     def log(self, key: str, value: float) -> None:
@@ -492,18 +471,6 @@ class BatchBackend:
             self._flush()
             self._writer.close()
             self._writer = None
-
-
-def _actor_tensors(policy: NumpyPolicy) -> dict[str, torch.Tensor]:
-    """A snapshot's numpy actor under SB3's state-dict keys (what `NumpyPolicy`
-    reads back)."""
-    out = {}
-    for i, (w, b) in enumerate(policy.layers):
-        out[f"mlp_extractor.policy_net.{2 * i}.weight"] = torch.from_numpy(w.T.copy())
-        out[f"mlp_extractor.policy_net.{2 * i}.bias"] = torch.from_numpy(b.copy())
-    out["action_net.weight"] = torch.from_numpy(policy.out[0].T.copy())
-    out["action_net.bias"] = torch.from_numpy(policy.out[1].copy())
-    return out
 
 
 __all__ = ["ActorCritic", "BatchBackend", "PPOConfig", "check_config"]

@@ -39,7 +39,6 @@ import time
 import uuid
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import gymnasium as gym
@@ -49,7 +48,7 @@ import torch
 from .. import checkpoint as ckpt_io
 from .. import imitation
 from ..config import TrainConfig
-from ..policy import NumpyPolicy
+from ..policy import NumpyPolicy, actor_state, saved_snapshots
 from ..selfplay import OpponentPool, SelfPlayEnv
 from . import ray_support
 
@@ -187,8 +186,8 @@ def _linear_layers(
 
 def sb3_actor(state: Mapping[str, torch.Tensor]) -> dict[str, np.ndarray]:
     """The actor of an RLlib default PPO module (separate actor and critic, one
-    linear policy head) under SB3's key names, which `NumpyPolicy` and checkpoints
-    read."""
+    linear policy head) under the common actor key names (`actor_state`), which
+    `NumpyPolicy` and checkpoints read."""
     hidden = _linear_layers(state, "encoder.actor_encoder.")
     head = _linear_layers(state, "pi.")
     if not hidden or len(head) != 1:
@@ -196,62 +195,7 @@ def sb3_actor(state: Mapping[str, torch.Tensor]) -> dict[str, np.ndarray]:
             "the RLlib module is not an MLP actor with one linear head "
             f"(hidden layers {len(hidden)}, head layers {len(head)})"
         )
-    return _sb3_keys(hidden, head[0])
-
-
-def _sb3_keys(
-    hidden: list[tuple[np.ndarray, np.ndarray]], head: tuple[np.ndarray, np.ndarray]
-) -> dict[str, np.ndarray]:
-    out = {}
-    for i, (w, b) in enumerate(hidden):
-        out[f"mlp_extractor.policy_net.{2 * i}.weight"] = w
-        out[f"mlp_extractor.policy_net.{2 * i}.bias"] = b
-    out["action_net.weight"], out["action_net.bias"] = head
-    return out
-
-
-def _policy_keys(policy: NumpyPolicy) -> dict[str, np.ndarray]:
-    """A `NumpyPolicy`'s weights under SB3's key names (torch's layout)."""
-    return _sb3_keys(
-        [(w.T.copy(), b.copy()) for w, b in policy.layers],
-        (policy.out[0].T.copy(), policy.out[1].copy()),
-    )
-
-
-def _to_torch(arrays: Mapping[str, np.ndarray]) -> dict[str, torch.Tensor]:
-    return {k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in arrays.items()}
-
-
-class _ImitationView:
-    """The learner's RLlib module seen as the SB3 policy `training.imitation.fit`
-    trains: masked logits of the actor, values of the critic, the parameters."""
-
-    def __init__(self, module: Any) -> None:
-        self.module = module
-
-    def parameters(self):
-        return self.module.parameters()
-
-    def set_training_mode(self, mode: bool) -> None:
-        self.module.train(mode)
-
-    def _encoded(self, obs: torch.Tensor) -> dict[str, torch.Tensor]:
-        from ray.rllib.core.columns import Columns
-        from ray.rllib.core.models.base import ACTOR, CRITIC, ENCODER_OUT
-
-        out = self.module.encoder({Columns.OBS: obs})[ENCODER_OUT]
-        return {"actor": out[ACTOR], "critic": out[CRITIC]}
-
-    def get_distribution(
-        self, obs: torch.Tensor, action_masks: torch.Tensor
-    ) -> SimpleNamespace:
-        logits = self.module.pi(self._encoded(obs)["actor"])
-        # SB3's MaskableCategorical uses the same large negative logit
-        masked = torch.where(action_masks.bool(), logits, torch.tensor(-1e8))
-        return SimpleNamespace(distribution=SimpleNamespace(logits=masked))
-
-    def predict_values(self, obs: torch.Tensor) -> torch.Tensor:
-        return self.module.vf(self._encoded(obs)["critic"])
+    return actor_state(hidden, head[0])
 
 
 class RLlibBackend:
@@ -381,7 +325,7 @@ class RLlibBackend:
     def imitate(self, data: Any, progress: Callable[[int, float], None]):
         c = self.config
         report = imitation.fit(
-            _ImitationView(self._module()),
+            self._module(),
             data,
             c.warm_start_epochs,
             batch_size=c.batch_size,
@@ -457,14 +401,14 @@ class RLlibBackend:
 
     def checkpoint_tensors(self, snapshots: list[NumpyPolicy]) -> dict[str, Any]:
         return {
-            "policy": _to_torch(sb3_actor(self._module().state_dict())),
+            "policy": ckpt_io.to_torch(sb3_actor(self._module().state_dict())),
             "rllib_module": {
                 k: v.detach().clone() for k, v in self._module().state_dict().items()
             },
             "rllib_optimizer": {
                 name: opt.state_dict() for name, opt in self._optimizers()
             },
-            "snapshots": [_to_torch(_policy_keys(s)) for s in snapshots],
+            "snapshots": [s.tensors() for s in snapshots],
         }
 
     def restore(self, saved: ckpt_io.Checkpoint) -> list[tuple[str, NumpyPolicy]]:
@@ -485,15 +429,7 @@ class RLlibBackend:
             ) from None
         self._send_weights()
         self._steps = self._rollout_start_steps = saved.step
-        activation = saved.manifest.get("activation", "tanh")
-        labels = saved.manifest.get("snapshots", [])
-        return [
-            (
-                labels[i] if i < len(labels) else f"snapshot{i}",
-                NumpyPolicy(ckpt_io.to_numpy(sd), activation),
-            )
-            for i, sd in enumerate(tensors.get("snapshots", []))
-        ]
+        return saved_snapshots(saved)
 
     def log(self, key: str, value: float) -> None:
         if self._writer is not None:
@@ -517,7 +453,7 @@ class RLlibBackend:
         if labels != self._pushed:
             activation = self.config.activation
             snapshots = [
-                (s.spec, _numpy_copy(s.policy), activation) for s in self.pool.snapshots
+                (s.spec, s.policy.state_dict(), activation) for s in self.pool.snapshots
             ]
         results = self.algo.env_runner_group.foreach_env_runner(
             functools.partial(_sync_runner, spec=self.spec, snapshots=snapshots),
@@ -540,11 +476,6 @@ class RLlibBackend:
                 "runners": [self._runners[k] for k in sorted(self._runners)],
             },
         )
-
-
-def _numpy_copy(policy: NumpyPolicy) -> dict[str, np.ndarray]:
-    """A snapshot's weights in SB3's key names, to rebuild it on an env runner."""
-    return _policy_keys(policy)
 
 
 def check_options(config: TrainConfig, options: Mapping[str, Any]) -> None:

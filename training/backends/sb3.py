@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import DummyVecEnv
 
@@ -25,8 +26,17 @@ from ... import agents as agents_mod
 from .. import checkpoint as ckpt_io
 from .. import imitation
 from ..config import TrainConfig
-from ..policy import NumpyPolicy
+from ..policy import NumpyPolicy, saved_snapshots
 from ..selfplay import OpponentPool, SelfPlayEnv
+
+
+class MaskedMlpPolicy(MaskableActorCriticPolicy):
+    """MaskablePPO's ``MlpPolicy`` (the same network, the same initialisation) with
+    the masked log-probabilities `training.imitation.ImitationPolicy` asks for."""
+
+    def masked_log_probs(self, obs: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
+        """Log-probabilities ``(N, A)`` of the masked policy (`ImitationPolicy`)."""
+        return self.get_distribution(obs, action_masks=masks).distribution.logits
 
 
 class _StepCallback(BaseCallback):
@@ -74,7 +84,7 @@ class SB3Backend:
         self.vec_env = DummyVecEnv([make_env(i) for i in range(config.n_envs)])
         activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[config.activation]
         self.model = MaskablePPO(
-            "MlpPolicy",
+            MaskedMlpPolicy,
             self.vec_env,
             learning_rate=config.learning_rate,
             n_steps=config.n_steps,
@@ -177,7 +187,7 @@ class SB3Backend:
         return {
             "policy": self.model.policy.state_dict(),
             "optimizer": self.model.policy.optimizer.state_dict(),
-            "snapshots": [_numpy_to_torch(s) for s in snapshots],
+            "snapshots": [s.tensors() for s in snapshots],
         }
 
     def restore(self, saved: ckpt_io.Checkpoint) -> list[tuple[str, NumpyPolicy]]:
@@ -191,15 +201,7 @@ class SB3Backend:
             ) from None
         model.num_timesteps = saved.step
         model._num_timesteps_at_start = saved.step
-        activation = saved.manifest.get("activation", "tanh")
-        labels = saved.manifest.get("snapshots", [])
-        return [
-            (
-                labels[i] if i < len(labels) else f"snapshot{i}",
-                NumpyPolicy(ckpt_io.to_numpy(sd), activation),
-            )
-            for i, sd in enumerate(saved.tensors.get("snapshots", []))
-        ]
+        return saved_snapshots(saved)
 
     def log(self, key: str, value: float) -> None:
         self.model.logger.record(key, value)
@@ -231,14 +233,3 @@ class SB3Backend:
         )
         self.log("train/exact_aux_loss", loss)
         self.log("train/exact_aux_decisions", len(rows))
-
-
-def _numpy_to_torch(policy: NumpyPolicy) -> dict[str, Any]:
-    """A snapshot's numpy weights under SB3's state-dict keys."""
-    out = {}
-    for i, (w, b) in enumerate(policy.layers):
-        out[f"mlp_extractor.policy_net.{2 * i}.weight"] = torch.from_numpy(w.T.copy())
-        out[f"mlp_extractor.policy_net.{2 * i}.bias"] = torch.from_numpy(b.copy())
-    out["action_net.weight"] = torch.from_numpy(policy.out[0].T.copy())
-    out["action_net.bias"] = torch.from_numpy(policy.out[1].copy())
-    return out

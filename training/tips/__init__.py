@@ -2,11 +2,11 @@
 
 ``parlour tips GAME`` runs them (`run_tips`).
 
-The seeds make claims about how to play: German Whist's eight "Strategy tips" (seed
-``004_d8444d2889c5bb38.txt``), Forty-Fives' three "Tipps für Einsteiger"
-(``003_413a098292a99e2d.txt``) and the arithmetic of Fünfzehn – tot's "Sinn der Regeln"
-(``002_f144b8153694976f.txt``). Each tip is a switch of the game's heuristic bot, and
-each hypothesis is written down before it is run, in ``configs/tips/<env>.yaml``.
+The seeds make claims about how to play: German Whist's eight "Strategy tips" (the rule
+book *German Whist*), Forty-Fives' three "Tipps für Einsteiger" (*Forty-Fives:
+Ausführliche Regeln*) and the arithmetic of Fünfzehn – tot's "Sinn der Regeln"
+(*Fünfzehn – tot*, German Wikipedia). Each tip is a switch of the game's heuristic bot,
+and each hypothesis is written down before it is run, in ``configs/tips/<env>.yaml``.
 
 The package, part by part:
 

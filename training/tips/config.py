@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import yaml
 
+from ..config import CONFIG_DIR as _TRAIN_CONFIGS
 from ..stats import SequentialTest
 
-CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs" / "tips"
+CONFIG_DIR = _TRAIN_CONFIGS / "tips"
 METRICS = ("win", "score")  # per game: the candidate's win share and mean reward
 PREDICTIONS = ("positive", "negative", "none")
 VERDICTS = ("supported", "refuted", "no detectable effect")
@@ -40,7 +40,7 @@ class TipsConfig:
 
     env: str
     env_options: dict[str, Any]
-    seed_file: str
+    source: str  # the rule book the hypotheses quote, cited by title
     max_deals: int
     looks: int
     opponents: tuple[str, ...]
@@ -108,6 +108,8 @@ def load_config(game: str) -> TipsConfig:
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
     if not isinstance(data, Mapping) or data.get("env") != env:
         raise ValueError(f"{path}: must be a mapping with env: {env}")
+    if not data.get("source"):
+        raise ValueError(f"{path}: source (the rule book the tips quote) is missing")
     design = dict(data.get("design") or {})
     tips = tuple(_hypothesis(e, str(path), False) for e in data.get("tips") or [])
     claims = tuple(_hypothesis(e, str(path), True) for e in data.get("claims") or [])
@@ -117,7 +119,7 @@ def load_config(game: str) -> TipsConfig:
     return TipsConfig(
         env=env,
         env_options=dict(data.get("env_options") or {}),
-        seed_file=str(data.get("seed_file", "")),
+        source=str(data.get("source", "")),
         max_deals=int(design.pop("max_deals", 1000)),
         looks=int(design.pop("looks", 4)),
         opponents=tuple(design.pop("opponents", ["random", "heuristic"])),

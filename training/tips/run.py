@@ -16,14 +16,14 @@ from pathlib import Path
 from typing import Any
 
 from ... import agents as agents_mod
-from ... import envs
+from ... import envs, versions
 from ...agents.fuenfzehn_tot_rationale import (
     Claim,
     RoundSeats,
     dice_claims,
     round_seat_table,
 )
-from ..distributed import RaySession, session_for
+from ..distributed import RaySession, executor_of, session_for
 from ..stats import obf_boundaries
 from .agreement import Agreement, run_agreement
 from .chart import plot_chart
@@ -52,7 +52,7 @@ class TipsRun:
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "env": self.config.env,
+            **versions(self.config.env),
             "env_options": self.config.env_options,
             "command": self.command,
             "seed": self.seed,
@@ -130,9 +130,10 @@ def run_tips(
     agreement_deals: int | None = None,
     calibrate: int = 2000,
     command: str | None = None,
-    backend: str = "local",
+    executor: str = "local",
     address: str | None = None,
     ray_init: Mapping[str, Any] | None = None,
+    backend: str | None = None,
 ) -> TipsRun:
     """Run a game's tip experiments (and Fünfzehn – tot's claims) and write the report.
 
@@ -142,15 +143,17 @@ def run_tips(
     and, for German Whist, measures the checkpoint's agreement with the tips. ``out``
     is the directory for ``<game>.md``, ``.png`` and ``.json`` (None: nothing written).
 
-    ``backend="ray"`` plays the blocks of games as Ray tasks instead of ``workers``
+    ``executor="ray"`` plays the blocks of games as Ray tasks instead of ``workers``
     processes (`parlour.training.distributed`: a local Ray of its own, or the cluster
     at ``address``; ``ray_init`` adds `ray.init` keyword arguments); the results are
     the local ones. The agent-agreement study (a few hundred deals) stays here.
+    ``backend=`` is the old name of ``executor=`` (deprecated).
     """
-    session = session_for(backend, address, ray_init)
+    executor = executor_of(executor, backend)
+    session = session_for(executor, address, ray_init)
     if session is not None and workers is not None and workers != 1:
         raise ValueError(
-            "--workers is the local backend's; with --backend ray every CPU of the "
+            "--workers is the local executor's; with --executor ray every CPU of the "
             "cluster plays"
         )
     config = load_config(game)

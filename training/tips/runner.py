@@ -4,7 +4,7 @@ A `Block` is one arm's games (candidate against each opponent, every deal and se
 `play_block` plays it and `Runner` maps blocks over worker processes started with
 ``spawn`` (`parlour.training.distributed.RaySession` maps them over Ray tasks, with
 the same interface). Every game's seeds come from its deal, so results do not depend
-on the number of workers or on the backend.
+on the number of workers or on the executor (local processes or Ray).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Exact double-dummy solver and PIMC bots for German Whist and Honeymoon Whist.
 
-Implements the seed's last strategy tip for ``004_d8444d2889c5bb38.txt`` — "Play stage 2
+Implements the last strategy tip of the rule book (*German Whist*) — "Play stage 2
 with both hands face up. … There's nothing left to guess, only to calculate." — over the
 engine in `parlour.envs.german_whist` (both ``variant="german"`` and
 ``variant="honeymoon"``), and bots built on it. ``docs/solvers.md`` is the user's page.

@@ -1,0 +1,34 @@
+"""Forty-Fives' record hooks beside the engine (`parlour.envs.GameRecord`): how a
+game is decided, a random forced deal and hidden-information twins."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..core.twins import shuffled_names, swap_twins
+from .tables import HAND_SIZE, KITTY_SIZE
+
+
+def decided_by(game: Any) -> str:
+    """A game to the target pays a win or a loss; one deal pays its points."""
+    return "win" if game.episode == "match" else "points"
+
+
+def random_deal(game: Any, rng: np.random.Generator) -> dict[str, Any]:
+    """``{"dealer", "hands": [[5] × n], "kitty": [3] (auction), "stock": [...]}``."""
+    names = shuffled_names(game, rng)
+    n = game.num_players
+    deal: dict[str, Any] = {
+        "dealer": int(rng.integers(n)),
+        "hands": [names[HAND_SIZE * i : HAND_SIZE * (i + 1)] for i in range(n)],
+    }
+    rest = names[HAND_SIZE * n :]
+    if game.auction:
+        deal["kitty"], rest = rest[:KITTY_SIZE], rest[KITTY_SIZE:]
+    deal["stock"] = rest
+    return deal
+
+
+hidden_twins = swap_twins(random_deal, HAND_SIZE)

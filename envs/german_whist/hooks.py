@@ -1,0 +1,60 @@
+"""German Whist's record hooks beside the engine (`parlour.envs.GameRecord`): how a
+game is decided, a random forced deal and hidden-information twins."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import numpy as np
+
+from ..core.twins import Twins
+from .rules import HAND_SIZE
+
+
+def decided_by(game: Any) -> str:
+    """German Whist and a Honeymoon match pay a win or a loss; one Honeymoon deal pays
+    its match points."""
+    return "points" if game.honeymoon and game.episode == "deal" else "win"
+
+
+def random_deal(game: Any, rng: np.random.Generator) -> dict[str, Any]:
+    """A random valid forced deal: ``{"dealer", "hands": [[13], [13]], "stock"}``."""
+    names = list(game.deck.names)
+    rng.shuffle(names)
+    return {
+        "dealer": int(rng.integers(2)),
+        "hands": [names[:HAND_SIZE], names[HAND_SIZE : 2 * HAND_SIZE]],
+        "stock": names[2 * HAND_SIZE :],
+    }
+
+
+def hidden_twins(game: Any, rng: np.random.Generator) -> Twins:
+    """Two deals that differ only in what ``observer`` cannot know: one to four cards of
+    the opponent's hand swapped with stock cards that the loser of a stage-1 trick draws
+    face down. They look the same to the observer while both are in stage 1 (the
+    opponent's hand is open in stage 2) and the observer has not drawn a different
+    card."""
+    deal = random_deal(game, rng)
+    observer = int(rng.integers(2))
+    twin = copy.deepcopy(deal)
+    opp_hand, stock = twin["hands"][1 - observer], twin["stock"]
+    swaps = int(rng.integers(1, 5))
+    hidden_places = range(1, len(stock), 2)  # odd places are drawn face down
+    for i, j in zip(
+        rng.choice(HAND_SIZE, swaps, replace=False),
+        rng.choice(hidden_places, swaps, replace=False),
+        strict=True,
+    ):
+        opp_hand[i], stock[j] = stock[j], opp_hand[i]
+
+    def same_view(a: Any, b: Any) -> bool:
+        return (
+            a.phase == b.phase
+            and game.current_player(a) >= 0
+            and a.stage == b.stage == 1
+            and a.hands[observer] == b.hands[observer]
+            and a.face_up == b.face_up
+        )
+
+    return {"deal": deal}, {"deal": twin}, observer, same_view

@@ -1,0 +1,19 @@
+"""Herzeln's record hooks (`parlour.envs.GameRecord`) beside the engine: a
+random forced deal and hidden-information twins."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..core.twins import hands_deal, swap_twins
+from .rules import HAND_SIZE
+
+
+def random_deal(game: Any, rng: np.random.Generator) -> dict[str, Any]:
+    """``{"dealer", "hands": [[8] × n]}`` from the cards in play."""
+    return hands_deal(game, rng, HAND_SIZE)
+
+
+hidden_twins = swap_twins(random_deal, HAND_SIZE)

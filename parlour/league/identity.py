@@ -1,0 +1,60 @@
+"""An agent's identity in the league: its spec, plus the SHA-256 of its weights when
+it plays a checkpoint.
+
+A run directory's latest checkpoint changes as training goes on, and the shipped
+``pretrained`` model changes between versions of Parlour, so a spec alone does not say
+which agent played; the weights hash does. The league names such an agent
+``SPEC#HASH12`` (`agent_name`) and stores the full hash with each game.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from ..agents.spec import AgentSpec, parse
+
+
+def checkpoint_hash(
+    spec: str | AgentSpec,
+    env_name: str | None = None,
+    env_options: Mapping[str, Any] | None = None,
+) -> str | None:
+    """The weights SHA-256 of a spec's checkpoint (``ckpt:PATH``, also inside
+    ``endgame:``; ``pretrained`` too when ``env_name`` is given: the shipped model
+    for ``env_options`` or the one named, which changes between versions of Parlour),
+    or None for an agent without one."""
+    base = parse(spec).base
+    if not base.carries_weights:
+        return None
+    if base.kind == "ckpt":
+        from ..training import checkpoint as ckpt_io
+
+        manifest = ckpt_io.resolve(base.path) / ckpt_io.MANIFEST
+        return str(json.loads(manifest.read_text())["weights_sha256"])
+    if base.kind == "pretrained" and env_name is not None:
+        from ..training import pretrained
+
+        found = pretrained.manifest(env_name, env_options, base.name or None)
+        return str(found["weights_sha256"])
+    return None
+
+
+def agent_name(spec: str, digest: str | None) -> str:
+    """An agent's name in the league: its spec, plus the checkpoint hash if it has one
+    (a run directory's latest checkpoint changes as training goes on)."""
+    return spec if digest is None else f"{spec}#{digest[:12]}"
+
+
+def identify(
+    spec: str, env_name: str, env_options: Mapping[str, Any] | None = None
+) -> tuple[str, str | None]:
+    """An agent's name in the league and its weights hash (None without weights). The
+    agent is built once, which checks the spec, and named by its canonical spec."""
+    from .. import agents
+
+    agent = agents.make(spec, env_name, seed=0, env_options=dict(env_options or {}))
+    canonical = agent.spec if isinstance(agent.spec, str) else spec
+    digest = checkpoint_hash(spec, env_name, env_options)
+    return agent_name(canonical, digest), digest
