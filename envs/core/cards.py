@@ -121,6 +121,10 @@ class Deck:
         """Names of the cards in a bitmask, in pack order, space-separated."""
         return " ".join(self.names[c] for c in cards_in(mask))
 
+    def pretty_mask(self, mask: int) -> str:
+        """`pretty` names of the cards in a bitmask, in pack order; ``-`` for none."""
+        return " ".join(self.pretty(c) for c in cards_in(mask)) or "-"
+
     def german(self, card: int) -> str:
         """A German rendering, e.g. ``"Herz-Ober"`` for QH (names in the API stay
         canonical)."""
