@@ -14,7 +14,7 @@ formatting always gives the canonical form. The jokers are ``JKH`` (high) and ``
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 SUITS = "SHDC"
 SUIT_SYMBOLS = "♠♥♦♣"
@@ -158,6 +158,21 @@ def cards_in(mask: int) -> list[int]:
         out.append(low.bit_length() - 1)
         mask ^= low
     return out
+
+
+def hand_view(
+    hand: int,
+    seat: int,
+    viewer: int | None,
+    show: Callable[[int], str],
+    hidden: str = "cards",
+) -> str:
+    """Seat ``seat``'s ``hand`` (a bitmask) in a table rendered for ``viewer``:
+    ``show(hand)`` for the full view (None) and for its owner, else only how many
+    ``hidden`` there are."""
+    if viewer is None or seat == viewer:
+        return show(hand)
+    return f"{hand.bit_count()} {hidden}"
 
 
 FRENCH_52 = Deck("52-card French", RANKS)

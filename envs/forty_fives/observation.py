@@ -51,7 +51,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..core import picklable
-from ..core.cards import SUIT_SYMBOLS, SUITS
+from ..core.cards import SUIT_SYMBOLS, SUITS, hand_view
 from .state import Phase, State
 
 if TYPE_CHECKING:
@@ -229,10 +229,7 @@ def render(game: FortyFives, state: State, viewer: int | None = None) -> str:
     for s in range(game.num_players):
         tag = " (you)" if s == viewer else ""
         side = f"side {game.team_of[s]}" if game.num_teams < game.num_players else ""
-        if viewer is None or s == viewer:
-            hand = deck.pretty_mask(state.hands[s])
-        else:
-            hand = f"{state.hands[s].bit_count()} cards"
+        hand = hand_view(state.hands[s], s, viewer, deck.pretty_mask)
         extra = ""
         if game.auction and state.phase >= Phase.DISCARD:
             extra = f", discarded {state.discards[s]}, drew {state.drawn[s]}"
