@@ -4,12 +4,14 @@ The scalar engines (`parlour.envs.german_whist` …) stay the reference; each ba
 engine is tested to play exactly the same game (``tests/test_batch*.py``). See
 ``docs/batch.md``.
 
-Every engine has the same interface, so the benchmark, the vectorised self-play env
-and ``parlour train --backend batch`` work with any of them:
+Every engine subclasses `base.BatchEngine` (the card games `base.CardBatchEngine`),
+which writes the shared part once, so they have the same interface and the benchmark,
+the vectorised self-play env and ``parlour train --backend batch`` work with any of
+them:
 
-* ``Engine(batch_size, **options, device="cpu", seed=None)``: ``options`` are the
-  scalar env's (same names, defaults and one-line errors); a combination the engine
-  does not cover raises ValueError saying what it covers;
+* ``Engine(batch_size, device="cpu", seed=None, **options)``: ``options`` are the
+  scalar env's (same names, defaults and one-line errors; ``engine.rules`` is the
+  scalar rules engine that checked them);
 * ``batch_size``, ``num_players``, ``num_actions``, ``observation_size``, ``device``,
   ``generator``, ``to_play`` (``(B,)`` int64, the seat to act);
 * ``reset(seed=None, deals=None)``, ``legal_mask()`` (``(B, A)`` bool),

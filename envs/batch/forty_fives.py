@@ -26,13 +26,10 @@ scalar env's layout (`parlour.envs.forty_fives.observation`), legal masks bool
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from typing import Any
 
-import numpy as np
 import torch
 
-from ..core.engine import IllegalActionError
 from ..forty_fives import observation as ff_observation
 from ..forty_fives.rules import FortyFives
 from ..forty_fives.state import Phase
@@ -56,7 +53,7 @@ from ..forty_fives.tables import (
     TRUMP_BASE,
     TRUMP_MASK,
 )
-from ._common import check_batch_size, check_device, deal_dict_rows
+from .base import CardBatchEngine, ForcedDeals, column
 
 WORDS = 3  # 168 actions in three 64-bit words
 BONUS_POINTS = 5
@@ -68,12 +65,7 @@ BIDDING, NAMING, DISCARDING, PLAYING = (
 )
 
 
-def _col(t: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
-    """``t[i, idx[i]]`` for a ``(B, k)`` tensor and ``(B,)`` indices."""
-    return t.gather(1, idx[:, None]).squeeze(1)
-
-
-class FortyFivesBatch:
+class FortyFivesBatch(CardBatchEngine):
     """``batch_size`` games of the Forty-Fives family stepped together.
 
     Args:
@@ -81,65 +73,41 @@ class FortyFivesBatch:
         players, variant, episode, target, void_must_trump, packets, bidder_leads,
             thirty_for_sixty, bidder_out_first, max_deals: the scalar env's options,
             same names, defaults and one-line errors.
-        device: a torch device (``"cpu"``, ``"cuda"``); the same code runs on both.
-        seed: seeds the generator that deals every game (first dealer and shuffle);
-            None draws one from the OS.
+        device, seed: see `BatchEngine`.
 
     Attributes (tensors of the current position, read-only for callers):
         to_play ``(B,)`` int64, the seat to act; dealer ``(B,)``; cards ``(B, 52)``
         the deal in the scalar engine's chance order; hands ``(B, players)``;
         scores ``(B, sides)``.
 
-    Illegal actions raise `IllegalActionError` (a ValueError) naming the first game
-    with an illegal action, the action and the legal ones, before any game changes.
+    Forced deals (`reset`): B dicts in the scalar env's format (``{"dealer": d,
+    "hands": [[5 names] x players], "stock": [top first …]}``, ``stock[0]`` the
+    turned card, each hand's first packet first, the auction's ``"kitty"``; the dealer
+    is required, as in the scalar env) or an int array ``(B, 53)`` of the scalar
+    engine's chance outcomes (dealer, then the 52 cards in deal order), as
+    `FortyFives.forced_chance` gives them. Later deals of a match are drawn, the
+    dealer passing to the left.
     """
 
-    num_actions = NUM_ACTIONS
+    rules_class = FortyFives
+    # the auction's tensors are kept, constant, in every variant
+    state_tensors = (
+        "cards dealer hands played_by put_away tricks_won trick lead in_trick best "
+        "best_seat leader to_play trump trump_mask turned rob_seat robbed_by trick_no "
+        "deal_points best_trump bonus_team scores deal_gain deal_no phase kitty "
+        "stock_pos bid_high bid_winner passed bid_levels held bidder contract "
+        "discard_pos discards drawn"
+    ).split()
 
-    def __init__(
-        self,
-        batch_size: int,
-        players: int = 4,
-        variant: str = "forty_fives",
-        episode: str = "match",
-        target: int | None = None,
-        void_must_trump: bool = True,
-        packets: str = "3+2",
-        bidder_leads: bool | None = None,
-        thirty_for_sixty: bool | None = None,
-        bidder_out_first: bool | None = None,
-        max_deals: int = 100,
-        device: str | torch.device = "cpu",
-        seed: int | None = None,
-    ):
-        self.batch_size = check_batch_size(batch_size)
-        # The scalar rules check every option and combination, with the same messages.
-        rules = FortyFives(
-            players=players,
-            variant=variant,
-            episode=episode,
-            target=target,
-            void_must_trump=void_must_trump,
-            packets=packets,
-            bidder_leads=bidder_leads,
-            thirty_for_sixty=thirty_for_sixty,
-            bidder_out_first=bidder_out_first,
-            max_deals=max_deals,
-        )
-        self.rules = rules
+    def _build(self) -> None:
+        rules = self.rules
         self.variant, self.episode = rules.variant, rules.episode
         self.target, self.max_deals = rules.target, rules.max_deals
         self.void_must_trump = rules.void_must_trump
         self.twenty_five = rules.twenty_five
-        self.device = check_device(device)
-        self._cpu = self.device.type == "cpu"
-        # parses forced deals one at a time (no "later deals random" warning)
-        self._parser = FortyFives(
-            players=players, variant=variant, episode="deal", packets=packets
-        )
-        self.num_players = n = rules.num_players
+        n = self.num_players
         self.num_sides = T = rules.num_teams
-        self.observation_size = rules.observation_size
+        self._set_pack(range(DECK.size))
         lay = ff_observation.Layout(rules)
         self._lay = lay
         self.stock_size = rules.stock_size
@@ -148,13 +116,10 @@ class FortyFivesBatch:
         def table(x: Any) -> torch.Tensor:
             return torch.tensor(x, device=dev, dtype=i64)
 
-        self.generator = torch.Generator(device=dev)
         self._words: torch.Tensor | None = None  # legal_mask's, until the next move
-        self._one = torch.ones((), device=dev, dtype=i64)
         self._seats = torch.arange(n, device=dev)
         self._rot = table([[(q + k) % n for k in range(n)] for q in range(n)])
         self._sides = torch.arange(T, device=dev)
-        self._arange_b = torch.arange(B, device=dev)
         self._suit_of = table(DECK.suit)
         self._rank_of = table(DECK.rank)
         self._strength = table(STRENGTH).flatten()  # [trump * 52 + card]
@@ -230,84 +195,16 @@ class FortyFivesBatch:
         self.discard_pos = zeros()  # how many seats have finished discarding
         self.discards = zeros(n)
         self.drawn = zeros(n)
-        self.reset(seed=seed)
-
-    def __repr__(self) -> str:
-        return (
-            f"FortyFivesBatch(batch_size={self.batch_size}, "
-            f"players={self.num_players}, variant={self.variant!r}, "
-            f"episode={self.episode!r}, device={str(self.device)!r})"
-        )
 
     # --- dealing ----------------------------------------------------------------------
-    def reset(
-        self,
-        seed: int | None = None,
-        deals: Sequence[Mapping[str, Any]] | np.ndarray | torch.Tensor | None = None,
-    ) -> None:
-        """Start every game afresh (a new episode).
-
-        ``seed`` reseeds the generator (None keeps it running; at construction None
-        seeds it from the OS). ``deals`` forces the first deals: either B dicts in the
-        scalar env's format (``{"dealer": d, "hands": [[5 names] x players], "stock":
-        [top first …]}``, ``stock[0]`` the turned card, each hand's first packet
-        first; the dealer is required, as in the scalar env) or an int array
-        ``(B, 53)`` of the scalar engine's chance outcomes (dealer, then the 52 cards
-        in deal order), as `FortyFives.forced_chance` gives them. Later deals of a
-        match are drawn, the dealer passing to the left.
-        """
-        # Bad deals are refused before the generator or any game changes.
-        forced = None if deals is None else self._parse_deals(deals)
-        if seed is not None:
-            self.generator.manual_seed(int(seed))
-        elif not hasattr(self, "_seeded"):
-            self.generator.seed()
-        self._seeded = True
-        dealer, cards = self._draw_deals(self.batch_size) if forced is None else forced
+    def _restart(self, forced: ForcedDeals | None) -> None:
+        # forced deals name their dealer (the packets depend on it): nothing drawn
+        if forced is None:
+            dealer, cards = self._draw_deals(self.batch_size)
+        else:
+            dealer, cards = forced.dealer, forced.cards[:, 0]
         everyone = torch.ones(self.batch_size, dtype=torch.bool, device=self.device)
         self._start(self._arange_b, dealer, cards, everyone)
-
-    def _draw_deals(self, k: int) -> tuple[torch.Tensor, torch.Tensor]:
-        g, dev = self.generator, self.device
-        dealer = torch.randint(0, self.num_players, (k,), generator=g, device=dev)
-        cards = torch.rand(k, DECK.size, generator=g, device=dev).argsort(dim=1)
-        return dealer, cards
-
-    def _parse_deals(self, deals: Any) -> tuple[torch.Tensor, torch.Tensor]:
-        B, n = self.batch_size, self.num_players
-        if isinstance(deals, (np.ndarray, torch.Tensor)):
-            rows = torch.as_tensor(
-                np.asarray(deals) if isinstance(deals, np.ndarray) else deals
-            )
-            if rows.dtype.is_floating_point or rows.dtype == torch.bool:
-                raise ValueError(
-                    f"deals as an array must be integers, got {rows.dtype}"
-                )
-            rows = rows.to(self.device, torch.int64)
-            if rows.shape != (B, DECK.size + 1):
-                raise ValueError(
-                    f"deals as an array must have shape ({B}, {DECK.size + 1}) "
-                    f"(dealer, then {DECK.size} cards), got {tuple(rows.shape)}"
-                )
-            bad = (rows[:, 0] < 0) | (rows[:, 0] >= n)
-            if bad.any():
-                i = int(bad.nonzero()[0])
-                raise ValueError(
-                    f"deals[{i}]: dealer must be a seat 0..{n - 1}, "
-                    f"got {int(rows[i, 0])}"
-                )
-            full = torch.arange(DECK.size, device=self.device)
-            bad = (rows[:, 1:].sort(dim=1).values != full).any(dim=1)
-            if bad.any():
-                i = int(bad.nonzero()[0])
-                raise ValueError(
-                    f"deals[{i}]: the {DECK.size} cards must be each card id "
-                    f"0..{DECK.size - 1} once"
-                )
-            return rows[:, 0], rows[:, 1:]
-        return deal_dict_rows(
-            deals, B, DECK.size + 1, self._parser.forced_chance, self.device
-        )
 
     def _start(
         self,
@@ -398,7 +295,7 @@ class FortyFivesBatch:
     # --- legal actions ----------------------------------------------------------------
     def _legal_cards(self) -> torch.Tensor:
         """``(B,)`` bitmask of the cards the player to act may play."""
-        hand = _col(self.hands, self.to_play)
+        hand = column(self.hands, self.to_play)
         leading = self.lead < 0
         lead = self.lead.clamp(min=0)
         tm = self.trump_mask
@@ -427,7 +324,7 @@ class FortyFivesBatch:
         # "Geraubt wird, bevor du deine erste Karte spielst": rob:X for every X in the
         # hand, at the robber's first turn.
         rob = torch.where(
-            self.rob_seat == self.to_play, _col(self.hands, self.to_play), 0
+            self.rob_seat == self.to_play, column(self.hands, self.to_play), 0
         )
         low = rob & ((1 << (64 - ROB)) - 1)  # the rob bits that fit in word 0
         w0 = cards | low << ROB
@@ -455,7 +352,7 @@ class FortyFivesBatch:
             | raises << (BID - 64)
             | (dealer & (self.bid_high > 0)).long() << (HOLD - 64)
         )
-        hand = _col(self.hands, p)
+        hand = column(self.hands, p)
         count = self._hand_count(p)
         # never more discards than the stock can replace (rules-notes §1.3)
         left = self.stock_size - self.stock_pos
@@ -481,20 +378,7 @@ class FortyFivesBatch:
         """Cards in seat ``p``'s hand while discarding: 5, the bidder 8 (with the
         kitty), less his discards."""
         extra = torch.where(p == self.bidder, 3, 0)
-        return HAND_SIZE + extra - _col(self.discards, p)
-
-    def _unpack(self, words: torch.Tensor, count: int) -> torch.Tensor:
-        """``(B, k)`` int64 words to ``(B, count)`` bool (bit ``j`` of word ``w`` is
-        column ``64 w + j``)."""
-        if self._cpu:
-            # numpy's unpackbits on the same memory: about 3x torch's shift-and-mask
-            # on CPU (docs/batch.md).
-            raw = words.contiguous().numpy().view(np.uint8).reshape(words.shape[0], -1)
-            bits = np.unpackbits(raw, axis=1, count=count, bitorder="little")
-            return torch.from_numpy(bits.view(np.bool_))
-        shifts = torch.arange(64, device=self.device)
-        bits = (words[..., None] >> shifts) & 1
-        return bits.view(words.shape[0], -1)[:, :count].bool()
+        return HAND_SIZE + extra - column(self.discards, p)
 
     def legal_mask(self) -> torch.Tensor:
         """``(B, 168)`` bool: the legal actions of the player to act in each game."""
@@ -511,21 +395,15 @@ class FortyFivesBatch:
         rewards at this step, and bool ``(B,)``. Terminated games and games whose deal
         ended inside a match are dealt again before this returns.
         """
-        a = torch.as_tensor(actions, device=self.device)
-        if a.shape != (self.batch_size,) or a.dtype.is_floating_point or a.is_complex():
-            raise ValueError(
-                f"actions must be {self.batch_size} integers (shape "
-                f"({self.batch_size},)), got {a.dtype} of shape {tuple(a.shape)}"
-            )
-        a = a.to(torch.int64)
+        a = self._actions(actions)
         words = self._legal_words() if self._words is None else self._words
         self._words = None  # the position changes below
         inside = (a >= 0) & (a < NUM_ACTIONS)
         ac = a.clamp(0, NUM_ACTIONS - 1)
-        ok = ((_col(words, ac >> 6) >> (ac & 63)) & 1) != 0
+        ok = ((column(words, ac >> 6) >> (ac & 63)) & 1) != 0
         bad = ~(inside & ok)
         if bad.any():
-            self._raise_illegal(a, words, bad)
+            self._raise_illegal(a, bad)
 
         n = self.num_players
         p = self.to_play
@@ -632,7 +510,7 @@ class FortyFivesBatch:
         # the next seat to the left that has not passed
         later = self._rot.index_select(0, self._mod(p + 1))  # (B, n): seats after p
         free = ((self.passed[:, None] >> later) & 1) == 0
-        nxt = _col(later, free.long().argmax(1))
+        nxt = column(later, free.long().argmax(1))
         to_play = torch.where(bidding, torch.where(won, self.bid_winner, nxt), p)
         phase_next = torch.where(won, NAMING, phase)
         # --- naming trumps: the bidder "nimmt eine Kitty aus 3 zusätzlich verdeckt
@@ -733,7 +611,7 @@ class FortyFivesBatch:
             if self.auction and self.bidder_out_first:
                 # Hoyle: the bidding side "counts out first"
                 bidding = self._team_of.index_select(0, self.bidder.clamp(min=0))
-                out = deal_over & (_col(self.scores, bidding) >= self.target)
+                out = deal_over & (column(self.scores, bidding) >= self.target)
                 settled = settled | out
                 winner = torch.where(out, bidding, winner)
             done = out25 | settled
@@ -756,7 +634,7 @@ class FortyFivesBatch:
         the 110 cap applied."""
         side = self._team_of.index_select(0, self.bidder.clamp(min=0))
         col = self._sides == side[:, None]
-        mine = _col(taken, side)
+        mine = column(taken, side)
         contract = self.contract
         # "erreicht die Partei des Bieters ihr Gebot nicht, wird es stattdessen
         # abgezogen"; Hoyle's option: a made 30 counts 60.
@@ -772,38 +650,12 @@ class FortyFivesBatch:
             gain = torch.where(col, gain, capped)
         return gain
 
-    def _raise_illegal(
-        self, a: torch.Tensor, words: torch.Tensor, bad: torch.Tensor
-    ) -> None:
-        i = int(bad.nonzero()[0])
-        others = int(bad.sum()) - 1
-        action = int(a[i])
-        if 0 <= action < NUM_ACTIONS:
-            what = self.rules.action_name(action)
-        else:
-            what = f"out of range 0..{NUM_ACTIONS - 1}"
-        row = words[i].tolist()
-        names = [
-            self.rules.action_name(x)
-            for x in range(NUM_ACTIONS)
-            if row[x >> 6] >> (x & 63) & 1
-        ]
-        raise IllegalActionError(
-            f"game {i}: action {action} ({what}) is not legal for player_"
-            f"{int(self.to_play[i])}; legal: {' '.join(names)}"
-            + (f" (and {others} other game(s) with illegal actions)" if others else "")
-        )
-
     # --- observation ------------------------------------------------------------------
     def observe(self, seat: int | torch.Tensor | None = None) -> torch.Tensor:
         """float32 ``(B, observation_size)``: the scalar env's observation of ``seat``
         (an int or a ``(B,)`` tensor; default the player to act) in every game."""
         B, n, T = self.batch_size, self.num_players, self.num_sides
-        p = (
-            self.to_play
-            if seat is None
-            else torch.as_tensor(seat, device=self.device, dtype=torch.int64).expand(B)
-        )
+        p = self._seat(seat)
         lay = self._lay
         seats = self._rot.index_select(0, p)  # (B, n): seat k places to my left
         F = lay.flags
@@ -840,7 +692,9 @@ class FortyFivesBatch:
                 (self.bonus_team >= 0).long(),
                 lay.bonus
                 - F
-                + _col(self._side_rel.index_select(0, p), self.bonus_team.clamp(min=0)),
+                + column(
+                    self._side_rel.index_select(0, p), self.bonus_team.clamp(min=0)
+                ),
                 1,
             ),
         ]
@@ -879,38 +733,24 @@ class FortyFivesBatch:
                 value << (pos - 64).clamp(0, 63),
                 value >> (64 - pos).clamp(0, 63),
             )
-        flag_blocks = [lo, hi] if two else [lo]
-        blocks = torch.cat(
+        cards = torch.cat(
             [
-                _col(self.hands, p)[:, None],
+                column(self.hands, p)[:, None],
                 self.played_by.gather(1, seats),
                 self.trick[:, None],
                 torch.where(self.turned >= 0, one << self.turned.clamp(min=0), 0)[
                     :, None
                 ],
-                _col(self.put_away, p)[:, None],
-                torch.stack(flag_blocks, 1),
+                column(self.put_away, p)[:, None],
             ],
             dim=1,
         )
-        nb = n + 4
         nflag = lay.nbits - F
         out = torch.empty(B, self.observation_size, device=self.device)
-        if self._cpu:
-            k = blocks.shape[1]
-            # flat, all the bits of the buffer: faster than along an axis
-            bits = np.unpackbits(blocks.numpy().view(np.uint8), bitorder="little")
-            bits.shape = (B, k, 64)  # a view or an error, never a silent copy
-            o = out.numpy()
-            cards = o[:, :F]
-            cards.shape = (B, nb, 52)  # a view or an error, never a silent copy
-            cards[...] = bits[:, :nb, :52]
-            o[:, F : lay.nbits] = bits[:, nb:, :].reshape(B, -1)[:, :nflag]
-        else:
-            shifts = torch.arange(64, device=self.device)
-            bits = (blocks[:, :, None] >> shifts) & 1
-            out[:, :F] = bits[:, :nb, :52].reshape(B, -1)
-            out[:, F : lay.nbits] = bits[:, nb:, :].reshape(B, -1)[:, :nflag]
+        self._write_bits(out, 0, cards, 52)
+        self._write_bits(out, F, lo[:, None], min(nflag, 64))
+        if two:
+            self._write_bits(out, F + 64, hi[:, None], nflag - 64)
         # The scalars, in float64 and rounded once to float32, as the scalar env.
         target = self.target
         order = self._side_order.index_select(0, p)  # (B, T)
@@ -934,20 +774,3 @@ class FortyFivesBatch:
         deals = self.deal_no.double() / self.max_deals
         out[:, s + 2 * T + 3 * n + 1] = deals.clamp(max=1.0)
         return out
-
-    def state_bytes(self) -> int:
-        """Bytes of game state per game (the tensors `step` reads and writes; the
-        auction's are kept, constant, in every variant)."""
-        tensors = [getattr(self, name) for name in _STATE]
-        total = sum(t.element_size() * t.nelement() for t in tensors)
-        return total // self.batch_size
-
-
-#: the per-game tensors (`FortyFivesBatch.state_bytes`)
-_STATE = (
-    "cards dealer hands played_by put_away tricks_won trick lead in_trick best "
-    "best_seat leader to_play trump trump_mask turned rob_seat robbed_by trick_no "
-    "deal_points best_trump bonus_team scores deal_gain deal_no phase kitty stock_pos "
-    "bid_high bid_winner passed bid_levels held bidder contract discard_pos discards "
-    "drawn"
-).split()

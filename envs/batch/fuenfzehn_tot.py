@@ -26,24 +26,21 @@ while some game has one (the scalar engine applies them itself).
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
-import numpy as np
 import torch
 
-from ..core.engine import IllegalActionError
 from ..fuenfzehn_tot.observation import BLOCK, MAX_ROLLS
 from ..fuenfzehn_tot.rules import (
     _LEGAL_BITS,
-    ACTION_NAMES,
     LIMIT,
     MUST_ROLL,
     MUST_STAND,
     THIRD_ROLL,
     FuenfzehnTot,
 )
-from ._common import check_batch_size, check_device
+from .base import BatchEngine, first_bad
 
 HALF1, HALF2 = 1, 3  # the scalar engine's Phase values of the two halves
 
@@ -60,7 +57,7 @@ def _row_max(x: torch.Tensor) -> torch.Tensor:
     return functools.reduce(torch.maximum, x.unbind(1))
 
 
-class FuenfzehnTotBatch:
+class FuenfzehnTotBatch(BatchEngine):
     """``batch_size`` games of Fünfzehn – tot stepped together.
 
     Args:
@@ -68,53 +65,31 @@ class FuenfzehnTotBatch:
         players, matches, auto_stand_at_15_half1, half2_bust, all_bust, zero_sum,
             auto_forced_moves, rule1, rule2: the scalar env's options, with its
             defaults and its one-line errors; every combination it accepts is covered.
-        device: a torch device (``"cpu"``, ``"cuda"``); the same code runs on both.
-        seed: seeds the generator that draws every die; None draws one from the OS.
+        device, seed: see `BatchEngine` (the generator draws every die).
 
     Attributes (tensors of the current position, read-only for callers):
         to_play: ``(B,)`` int64, the seat to decide. ``matches``: ``(B, n)``; ``pool``,
         ``total``, ``rolls``, ``phase`` (1 first half, 3 second half): ``(B,)``.
         ``tape``: ``(B, W)`` uint8, each game's dice; ``ptr``: the next one's index.
 
-    Illegal actions raise `IllegalActionError` (a ValueError) naming the first game
-    index with an illegal action and its legal moves, before any game is changed.
+    Forced dice (`reset`): B dicts of the scalar env's reset options (``{"dice":
+    [faces 1..6 or None], "starter": s}``, both optional, as ``env.reset(options=...)``
+    takes them) or an int array ``(B, L)`` of the scalar engine's chance outcomes
+    (faces 1..6 in rolling order, the roll-off included). After the forced faces a
+    game's dice are random (the scalar env would stop with an error instead).
     """
 
-    num_actions = 2
+    rules_class = FuenfzehnTot
+    state_tensors = (
+        "phase pool matches starter to_play part totals busted total rolls ptr "
+        "overflowed tape"
+    ).split()
+    _deal_entry = "reset-option dicts ({'dice': [...], 'starter': s})"
 
-    def __init__(
-        self,
-        batch_size: int,
-        players: int = 4,
-        matches: int = 10,
-        auto_stand_at_15_half1: bool = False,
-        half2_bust: str = "out",
-        all_bust: str = "replay",
-        zero_sum: bool = True,
-        auto_forced_moves: bool = False,
-        rule1: bool = True,
-        rule2: bool = True,
-        device: str | torch.device = "cpu",
-        seed: int | None = None,
-    ):
-        self.batch_size = check_batch_size(batch_size)
-        # The scalar rules check the options, same messages.
-        rules = FuenfzehnTot(
-            players=players,
-            matches=matches,
-            auto_stand_at_15_half1=auto_stand_at_15_half1,
-            half2_bust=half2_bust,
-            all_bust=all_bust,
-            zero_sum=zero_sum,
-            auto_forced_moves=auto_forced_moves,
-            rule1=rule1,
-            rule2=rule2,
-        )
-        self.rules = rules
-        self.device = check_device(device)
-        self.num_players = n = rules.num_players
+    def _build(self) -> None:
+        rules = self.rules
+        n = self.num_players
         self.total_matches = rules.total_matches
-        self.observation_size = rules.observation_size
         self.auto_forced_moves = rules.auto_forced_moves
         self._stand_at_15 = rules.auto_stand_at_15_half1
         self._half2_out = rules.half2_bust == "out"
@@ -124,12 +99,10 @@ class FuenfzehnTotBatch:
         # in nearly every case (measured maxima: 99 for n=2, 267 for n=10).
         self.tape_width = 64 * n * -(-self.total_matches // 10)
         B, dev, i64 = self.batch_size, self.device, torch.int64
-        self.generator = torch.Generator(device=dev)
         self._seats = torch.arange(n, device=dev)
         self._legal_table = torch.tensor(
             _LEGAL_BITS[rules.rule1, rules.rule2], device=dev, dtype=i64
         )
-        self._arange_b = torch.arange(B, device=dev)
         self._five = torch.arange(5, device=dev)
         # The observation's fractions, computed as the scalar encoder does (Python
         # floats, then float32) and looked up by their integer numerators.
@@ -162,34 +135,9 @@ class FuenfzehnTotBatch:
         self.overflowed = zeros(dtype=torch.bool)
         self.tape = zeros(self.tape_width, dtype=torch.uint8)
         self._log: list[tuple[torch.Tensor, torch.Tensor]] = []
-        self.reset(seed=seed)
-
-    def __repr__(self) -> str:
-        return f"FuenfzehnTotBatch(batch_size={self.batch_size}, {self.rules!r})"
 
     # --- dice -------------------------------------------------------------------------
-    def reset(
-        self,
-        seed: int | None = None,
-        deals: Sequence[Mapping[str, Any]] | np.ndarray | torch.Tensor | None = None,
-    ) -> None:
-        """Start every game afresh.
-
-        ``seed`` reseeds the generator (None keeps it running; at construction None
-        seeds it from the OS). ``deals`` forces the dice: either B dicts of the scalar
-        env's reset options (``{"dice": [faces 1..6 or None], "starter": s}``, both
-        optional, as ``env.reset(options=...)`` takes them) or an int array ``(B, L)``
-        of the scalar engine's chance outcomes (faces 1..6 in rolling order, the
-        roll-off included). After the forced faces a game's dice are random (the
-        scalar env would stop with an error instead).
-        """
-        # Bad deals are refused before the generator or any game changes.
-        forced = None if deals is None else self._parse_deals(deals)
-        if seed is not None:
-            self.generator.manual_seed(int(seed))
-        elif not hasattr(self, "_seeded"):
-            self.generator.seed()
-        self._seeded = True
+    def _restart(self, forced: torch.Tensor | None) -> None:
         B = self.batch_size
         if forced is not None and forced.shape[1] + self.num_players > self.tape_width:
             self.tape_width = forced.shape[1] + self.num_players
@@ -212,45 +160,33 @@ class FuenfzehnTotBatch:
             dtype=torch.uint8,
         )
 
-    def _parse_deals(self, deals: Any) -> torch.Tensor:
-        """Forced faces as ``(B, L)`` int64, 0 where a die is left random."""
-        B = self.batch_size
-        if isinstance(deals, (np.ndarray, torch.Tensor)):
-            rows = torch.as_tensor(
-                np.asarray(deals) if isinstance(deals, np.ndarray) else deals
-            )
-            if rows.ndim != 2 or rows.shape[0] != B or rows.dtype.is_floating_point:
-                raise ValueError(
-                    f"deals as an array must be integer faces of shape ({B}, L), "
-                    f"got {rows.dtype} of shape {tuple(rows.shape)}"
-                )
-            rows = rows.to(self.device, torch.int64)
-            bad = ((rows < 1) | (rows > 6)).any(dim=1)
-            if bad.any():
-                i = int(bad.nonzero()[0])
-                raise ValueError(f"deals[{i}]: every face must be 1..6")
-            return rows
-        if isinstance(deals, Mapping) or not isinstance(deals, Sequence):
+    # Forced faces, as ``(B, L)`` int64, 0 where a die is left random.
+    def _deal_array_shape(self) -> str:
+        return f"({self.batch_size}, L)"
+
+    def _deal_array(self, rows: torch.Tensor) -> torch.Tensor:
+        if rows.ndim != 2 or rows.shape[0] != self.batch_size:
             raise ValueError(
-                f"deals must be a list of {B} reset-option dicts ({{'dice': [...], "
-                f"'starter': s}}) or a ({B}, L) array of faces, "
-                f"got {type(deals).__name__}"
+                f"deals as an array must be integer faces of shape "
+                f"{self._deal_array_shape()}, got shape {tuple(rows.shape)}"
             )
-        if len(deals) != B:
-            raise ValueError(f"deals must give {B} deals, got {len(deals)}")
-        lists = []
-        for i, deal in enumerate(deals):
-            if not isinstance(deal, Mapping):
-                raise ValueError(f"deals[{i}] must be a dict, got {deal!r}")
-            try:
-                outcomes = self.rules.forced_chance(deal)
-            except ValueError as err:
-                raise ValueError(f"deals[{i}]: {err}") from None
-            lists.append([0 if f is None else f for f in outcomes])
-        width = max(map(len, lists))
-        rows = torch.zeros(B, width, dtype=torch.int64)
-        for i, faces in enumerate(lists):
-            rows[i, : len(faces)] = torch.tensor(faces, dtype=torch.int64)
+        bad = ((rows < 1) | (rows > 6)).any(dim=1)
+        if bad.any():
+            raise ValueError(f"deals[{first_bad(bad)}]: every face must be 1..6")
+        return rows
+
+    def _deal_options(self, i: int, entry: Any) -> Mapping[str, Any]:
+        """``deals[i]`` is the scalar env's reset options itself."""
+        if not isinstance(entry, Mapping):
+            raise ValueError(f"deals[{i}] must be a dict, got {entry!r}")
+        return entry
+
+    def _deal_outcomes(self, outcomes: list[list[Any]]) -> torch.Tensor:
+        width = max(map(len, outcomes))
+        rows = torch.zeros(self.batch_size, width, dtype=torch.int64)
+        for i, faces in enumerate(outcomes):
+            row = [0 if f is None else f for f in faces]
+            rows[i, : len(row)] = torch.tensor(row, dtype=torch.int64)
         return rows.to(self.device)
 
     def deal(self, game: int) -> dict[str, Any]:
@@ -529,17 +465,11 @@ class FuenfzehnTotBatch:
         ``(B,)``. Finished games start afresh before this returns.
         """
         B = self.batch_size
-        a = torch.as_tensor(actions, device=self.device)
-        if a.shape != (B,) or a.dtype.is_floating_point or a.is_complex():
-            raise ValueError(
-                f"actions must be {B} integers (shape ({B},)), got {a.dtype} of shape "
-                f"{tuple(a.shape)}"
-            )
-        a = a.to(torch.int64)
+        a = self._actions(actions)
         legal = self._legal_bits()
         bad = (a < 0) | (a > 1) | ((legal >> a.clamp(0, 1) & 1) == 0)
         if bad.any():
-            self._raise_illegal(a, legal, bad)
+            self._raise_illegal(a, bad)
         self._log = []
         rewards = torch.zeros(B, self.num_players, device=self.device)
         done = torch.zeros(B, dtype=torch.bool, device=self.device)
@@ -547,31 +477,15 @@ class FuenfzehnTotBatch:
         self._settle(rewards, done)
         return rewards, done
 
-    def _raise_illegal(
-        self, a: torch.Tensor, legal: torch.Tensor, bad: torch.Tensor
-    ) -> None:
-        i = int(bad.nonzero()[0])
-        others = int(bad.sum()) - 1
-        action = int(a[i])
-        what = ACTION_NAMES[action] if 0 <= action <= 1 else "out of range 0..1"
-        names = [ACTION_NAMES[x] for x in (0, 1) if int(legal[i]) >> x & 1]
-        raise IllegalActionError(
-            f"game {i}: action {action} ({what}) is not legal for player_"
-            f"{int(self.to_play[i])} (total {int(self.total[i])} after "
-            f"{int(self.rolls[i])} rolls); legal: {' '.join(names)}"
-            + (f" (and {others} other game(s) with illegal actions)" if others else "")
-        )
+    def _illegal_context(self, i: int) -> str:
+        return f" (total {int(self.total[i])} after {int(self.rolls[i])} rolls)"
 
     # --- observation ------------------------------------------------------------------
     def observe(self, seat: int | torch.Tensor | None = None) -> torch.Tensor:
         """float32 ``(B, 20 + 9n)``: the scalar env's observation of ``seat`` (an int
         or a ``(B,)`` tensor; default the player to act) in every game."""
         B, n = self.batch_size, self.num_players
-        p = (
-            self.to_play
-            if seat is None
-            else torch.as_tensor(seat, device=self.device, dtype=torch.int64).expand(B)
-        )
+        p = self._seat(seat)
         f32 = torch.float32
         t, k = self.total, self.rolls
         # the obligation or choice now, in the scalar encoder's order of tests
@@ -642,24 +556,3 @@ class FuenfzehnTotBatch:
             dim=2,
         )
         return torch.cat([header, blocks.view(B, n * BLOCK)], dim=1)
-
-    def state_bytes(self) -> int:
-        """Bytes of game state per game (the tensors `step` reads and writes, the
-        dice tape included)."""
-        tensors = (
-            self.phase,
-            self.pool,
-            self.matches,
-            self.starter,
-            self.to_play,
-            self.part,
-            self.totals,
-            self.busted,
-            self.total,
-            self.rolls,
-            self.ptr,
-            self.overflowed,
-            self.tape,
-        )
-        total = sum(t.element_size() * t.nelement() for t in tensors)
-        return total // self.batch_size

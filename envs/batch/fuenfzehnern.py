@@ -22,13 +22,10 @@ episode, the deal passing clockwise.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from typing import Any
 
-import numpy as np
 import torch
 
-from ..core.engine import IllegalActionError
 from ..fuenfzehnern.observation import bits_size
 from ..fuenfzehnern.rules import (
     ACE,
@@ -44,13 +41,13 @@ from ..fuenfzehnern.rules import (
     ZWANG,
     Fuenfzehnern,
 )
-from ._common import check_batch_size, check_device, deal_dict_rows
+from .base import CardBatchEngine, ForcedDeals, column
 
 # bit 8s of a mask, for each suit s: where the Ober/King tests of Zwang land
 _SUIT_BASE_BITS = 0x01010101
 
 
-class FuenfzehnernBatch:
+class FuenfzehnernBatch(CardBatchEngine):
     """``batch_size`` games of Fünfzehnern stepped together.
 
     Args:
@@ -59,9 +56,7 @@ class FuenfzehnernBatch:
             tying_scoring, episode, num_hands: the scalar env's options, with its
             defaults and its one-line errors; every combination the scalar env
             accepts is covered.
-        device: a torch device (``"cpu"``, ``"cuda"``); the same code runs on both.
-        seed: seeds the generator that deals every game (first dealer and shuffle);
-            None draws one from the OS.
+        device, seed: see `BatchEngine`.
 
     Attributes (tensors of the current position, read-only for callers):
         to_play: ``(B,)`` int64, the seat to act in each game. ``dealer``: ``(B,)``.
@@ -69,44 +64,24 @@ class FuenfzehnernBatch:
         k-th card to seat k mod P). ``scores``: ``(B, P)`` game points of the finished
         deals of the episode.
 
-    Illegal actions raise `IllegalActionError` (a ValueError) naming the first game
-    index with an illegal action and its legal moves, before any game is changed.
+    Forced deals (`reset`): B dicts in the scalar env's format (``{"dealer": d,
+    "hands": [[8 names] × P]}``, ``dealer`` optional: then drawn) or an int array
+    ``(B, 1 + 8P)`` of the scalar engine's chance outcomes per game (dealer, then the
+    cards in deal order, the k-th to seat k mod P), as `Fuenfzehnern.forced_chance`
+    gives them for one deal. In a match these are the first deals; later ones are
+    drawn, the deal passing clockwise.
     """
 
-    def __init__(
-        self,
-        batch_size: int,
-        players: int = 4,
-        removed_suit: str | None = None,
-        lead_rules: str = "strict",
-        unbeatable_duty_on_first_suit: bool | None = None,
-        tying_scoring: bool = False,
-        episode: str = "deal",
-        num_hands: int | None = None,
-        device: str | torch.device = "cpu",
-        seed: int | None = None,
-    ):
-        self.batch_size = check_batch_size(batch_size)
-        # The scalar rules check the options and their combinations, same messages.
-        rules = Fuenfzehnern(
-            players=players,
-            removed_suit=removed_suit,
-            lead_rules=lead_rules,
-            unbeatable_duty_on_first_suit=unbeatable_duty_on_first_suit,
-            tying_scoring=tying_scoring,
-            episode=episode,
-            num_hands=num_hands,
-        )
-        self.rules = rules
-        # parses forced deals one at a time (no "later deals random" warning)
-        self._deal_rules = Fuenfzehnern(
-            players=players, removed_suit=removed_suit, lead_rules=lead_rules
-        )
-        self.device = check_device(device)
-        self._cpu = self.device.type == "cpu"
-        self.num_players = P = rules.num_players
-        self.num_actions = NUM_ACTIONS
-        self.observation_size = rules.observation_size
+    rules_class = Fuenfzehnern
+    state_tensors = (
+        "cards hands played_by voids points tricks scores cap_time captures played "
+        "table trick_points lead_card trick_len best winner zwang zwang_suits dealer "
+        "leader to_play deal_no"
+    ).split()
+
+    def _build(self) -> None:
+        rules = self.rules
+        P = self.num_players
         self.num_hands = rules.num_hands
         self.strict = rules.strict
         self.duty_on_first = rules.duty_on_first
@@ -117,17 +92,11 @@ class FuenfzehnernBatch:
         self.n_cards = HAND_SIZE * P
         self._head = bits_size(P)
         B, dev, i64 = self.batch_size, self.device, torch.int64
-        self.generator = torch.Generator(device=dev)
         self._seats = torch.arange(P, device=dev)
         self._suits = torch.arange(4, device=dev)
-        self._shifts = torch.arange(64, device=dev, dtype=i64)
         self._suit_masks = torch.tensor(SUIT_MASK, device=dev, dtype=i64)
         self._points_of = torch.tensor(CARD_POINTS, device=dev, dtype=i64)
-        self._pack = torch.tensor(
-            [c for c in range(NUM_CARDS) if self.in_play >> c & 1], device=dev
-        )
-        self._one = torch.ones((), device=dev, dtype=i64)
-        self._arange_b = torch.arange(B, device=dev)
+        self._set_pack([c for c in range(NUM_CARDS) if self.in_play >> c & 1])
 
         def zeros(*shape: int) -> torch.Tensor:
             return torch.zeros(B, *shape, device=dev, dtype=i64)
@@ -155,77 +124,13 @@ class FuenfzehnernBatch:
         self.to_play = zeros()
         self.deal_no = zeros()  # deals finished in this episode
         self._legal: torch.Tensor | None = None  # cached; None once play moved on
-        self.reset(seed=seed)
-
-    def __repr__(self) -> str:
-        return f"FuenfzehnernBatch(batch_size={self.batch_size}, {self.rules!r})"
 
     # --- dealing ----------------------------------------------------------------------
-    def reset(
-        self,
-        seed: int | None = None,
-        deals: Sequence[Mapping[str, Any]] | np.ndarray | torch.Tensor | None = None,
-    ) -> None:
-        """Deal every game afresh (a new episode).
-
-        ``seed`` reseeds the generator (None keeps it running; at construction None
-        seeds it from the OS). ``deals`` forces the deals: either B dicts in the scalar
-        env's format (``{"dealer": d, "hands": [[8 names] × P]}``, ``dealer`` optional:
-        then drawn) or an int array ``(B, 1 + 8P)`` of the scalar engine's chance
-        outcomes per game (dealer, then the cards in deal order, the k-th to seat
-        k mod P), as `Fuenfzehnern.forced_chance` gives them for one deal. In a match
-        these are the first deals; later ones are drawn, the deal passing clockwise.
-        """
-        # Bad deals are refused before the generator or any game changes.
-        forced = None if deals is None else self._parse_deals(deals)
-        if seed is not None:
-            self.generator.manual_seed(int(seed))
-        elif not hasattr(self, "_seeded"):
-            self.generator.seed()
-        self._seeded = True
-        dealer, cards = self._draw_deals(self.batch_size)
-        if forced is not None:
-            forced_dealer, cards = forced
-            dealer = torch.where(forced_dealer >= 0, forced_dealer, dealer)
+    def _restart(self, forced: ForcedDeals | None) -> None:
+        dealer, cards = self._dealt(forced)
         self.scores.zero_()
         self.deal_no.zero_()
         self._start(self._arange_b, dealer, cards)
-
-    def _draw_deals(self, k: int) -> tuple[torch.Tensor, torch.Tensor]:
-        g, dev = self.generator, self.device
-        dealer = torch.randint(0, self.num_players, (k,), generator=g, device=dev)
-        order = torch.rand(k, self.n_cards, generator=g, device=dev).argsort(dim=1)
-        return dealer, self._pack[order]
-
-    def _parse_deals(self, deals: Any) -> tuple[torch.Tensor, torch.Tensor]:
-        B, P, n = self.batch_size, self.num_players, self.n_cards
-        if isinstance(deals, (np.ndarray, torch.Tensor)):
-            rows = torch.as_tensor(
-                np.asarray(deals) if isinstance(deals, np.ndarray) else deals
-            ).to(self.device, torch.int64)
-            if rows.shape != (B, n + 1):
-                raise ValueError(
-                    f"deals as an array must have shape ({B}, {n + 1}) "
-                    f"(dealer, then {n} cards), got {tuple(rows.shape)}"
-                )
-            bad = (rows[:, 0] < 0) | (rows[:, 0] >= P)
-            if bad.any():
-                i = int(bad.nonzero()[0])
-                raise ValueError(
-                    f"deals[{i}]: dealer must be a seat 0..{P - 1}, "
-                    f"got {int(rows[i, 0])}"
-                )
-            bad = (rows[:, 1:].sort(dim=1).values != self._pack).any(dim=1)
-            if bad.any():
-                i = int(bad.nonzero()[0])
-                raise ValueError(
-                    f"deals[{i}]: the {n} cards must be each card id of the pack "
-                    f"({' '.join(map(str, self._pack.tolist()))}) once"
-                )
-            return rows[:, 0], rows[:, 1:]
-        return deal_dict_rows(
-            deals, B, n + 1, self._deal_rules.forced_chance, self.device
-        )
 
     def _start(
         self, idx: torch.Tensor, dealer: torch.Tensor, cards: torch.Tensor
@@ -320,9 +225,6 @@ class FuenfzehnernBatch:
         lead = torch.where(bound, lead, hand)
         return lead, torch.where(bound, need, -1), held
 
-    def _hand_to_play(self) -> torch.Tensor:
-        return self.hands.gather(1, self.to_play[:, None]).squeeze(1)
-
     def _legal_bits(self) -> torch.Tensor:
         """Legal actions as bits (0-31 cards, 32-35 Zwang) of the player to act (the
         position's legal_mask and step both need them: computed once)."""
@@ -331,7 +233,7 @@ class FuenfzehnernBatch:
         return self._legal
 
     def _compute_legal_bits(self) -> torch.Tensor:
-        hand = self._hand_to_play()
+        hand = column(self.hands, self.to_play)
         lead, _, _ = self._lead_info(hand)
         # Zwang: "having both the King and Queen of the same suit, and is legally able
         # to lead that suit, may lead the Queen" (the Ober a legal lead, the King held)
@@ -349,19 +251,9 @@ class FuenfzehnernBatch:
         follow = torch.where(forced, ace, follow)
         return torch.where(self.trick_len == 0, lead, follow)
 
-    def _unpack(self, bits: torch.Tensor, count: int) -> torch.Tensor:
-        """``(B,)`` int64 bitmasks to ``(B, count)`` bool."""
-        if self._cpu:
-            # numpy's unpackbits on the same memory: several times torch's
-            # shift-and-mask on CPU (docs/batch.md)
-            raw = bits.numpy().view(np.uint8).reshape(-1, 8)
-            unpacked = np.unpackbits(raw, axis=1, count=count, bitorder="little")
-            return torch.from_numpy(unpacked.view(np.bool_))
-        return ((bits[..., None] >> self._shifts[:count]) & 1).bool()
-
     def legal_mask(self) -> torch.Tensor:
         """``(B, 36)`` bool: the legal actions of the player to act in each game."""
-        return self._unpack(self._legal_bits(), NUM_ACTIONS)
+        return self._unpack(self._legal_bits()[:, None], NUM_ACTIONS)
 
     def step(self, actions: Any) -> tuple[torch.Tensor, torch.Tensor]:
         """Each game's player to act takes action ``actions[i]`` (a card id, or
@@ -371,20 +263,14 @@ class FuenfzehnernBatch:
         the play that ends it, else 0) and bool ``(B,)``. Terminated games are dealt
         again before this returns (their next observation is the new deal's).
         """
-        B, P = self.batch_size, self.num_players
-        a = torch.as_tensor(actions, device=self.device)
-        if a.shape != (B,) or a.dtype.is_floating_point or a.is_complex():
-            raise ValueError(
-                f"actions must be {B} integers (shape ({B},)), got {a.dtype} of shape "
-                f"{tuple(a.shape)}"
-            )
-        a = a.to(torch.int64)
+        P = self.num_players
+        a = self._actions(actions)
         legal = self._legal_bits()
         inside = (a >= 0) & (a < NUM_ACTIONS)
         abit = self._one << a.clamp(0, NUM_ACTIONS - 1)
         bad = ~inside | ((abit & legal) == 0)
         if bad.any():
-            self._raise_illegal(a, legal, bad)
+            self._raise_illegal(a, bad)
 
         announce = a >= ZWANG
         card = torch.where(announce, 8 * (a - ZWANG) + OBER, a)
@@ -476,38 +362,14 @@ class FuenfzehnernBatch:
             self._start(idx, dealer, cards)
         return rewards, done
 
-    def _raise_illegal(
-        self, a: torch.Tensor, legal: torch.Tensor, bad: torch.Tensor
-    ) -> None:
-        i = int(bad.nonzero()[0])
-        others = int(bad.sum()) - 1
-        action = int(a[i])
-        name = self.rules.action_name
-        what = (
-            name(action)
-            if 0 <= action < NUM_ACTIONS
-            else f"out of range 0..{NUM_ACTIONS - 1}"
-        )
-        legal_i = int(legal[i])
-        names = [name(x) for x in range(NUM_ACTIONS) if legal_i >> x & 1]
-        raise IllegalActionError(
-            f"game {i}: action {action} ({what}) is not legal for player_"
-            f"{int(self.to_play[i])}; legal: {' '.join(names)}"
-            + (f" (and {others} other game(s) with illegal actions)" if others else "")
-        )
-
     # --- observation ------------------------------------------------------------------
     def observe(self, seat: int | torch.Tensor | None = None) -> torch.Tensor:
         """float32 ``(B, observation_size)``: the scalar env's observation of ``seat``
         (an int or a ``(B,)`` tensor; default the player to act) in every game."""
         B, P = self.batch_size, self.num_players
-        p = (
-            self.to_play
-            if seat is None
-            else torch.as_tensor(seat, device=self.device, dtype=torch.int64).expand(B)
-        )
+        p = self._seat(seat)
         order = (p[:, None] + self._seats) % P  # relative seats: me, my left, …
-        hand = self.hands.gather(1, p[:, None]).squeeze(1)
+        hand = column(self.hands, p)
         others = self.in_play & ~self.played & ~hand
         in_trick = self.trick_len > 0
         led_bit = torch.where(in_trick, self._one << self.lead_card, 0)
@@ -549,21 +411,8 @@ class FuenfzehnernBatch:
         n_card_bits = 32 * (4 + P)
         out = torch.empty(B, self.observation_size, device=self.device)
         n_tail = self._head - n_card_bits
-        if self._cpu:
-            raw = cards.numpy().view(np.uint8).reshape(B, 4 + P, 8)
-            bits = np.unpackbits(raw[:, :, :4], axis=2, bitorder="little")
-            o = out.numpy()
-            o[:, :n_card_bits] = bits.reshape(B, n_card_bits)
-            raw = tail.numpy().view(np.uint8).reshape(B, 8)
-            o[:, n_card_bits : self._head] = np.unpackbits(
-                raw, axis=1, count=n_tail, bitorder="little"
-            )
-        else:
-            bits = (cards[:, :, None] >> self._shifts[:32]) & 1
-            out[:, :n_card_bits] = bits.reshape(B, n_card_bits)
-            out[:, n_card_bits : self._head] = (
-                tail[:, None] >> self._shifts[:n_tail]
-            ) & 1
+        self._write_bits(out, 0, cards, 32)
+        self._write_bits(out, n_card_bits, tail[:, None], n_tail)
         # The scalars as the scalar env computes them: float64 products, then float32.
         h = self.num_hands
         per_point = 1 / self.total_points
@@ -579,32 +428,3 @@ class FuenfzehnernBatch:
         out[:, F + 3 * P] = (self.deal_no.to(f64) / h).float()
         out[:, F + 3 * P + 1] = (self.tricks.sum(1).to(f64) * 0.125).float()
         return out
-
-    def state_bytes(self) -> int:
-        """Bytes of game state per game (the tensors `step` reads and writes)."""
-        tensors = (
-            self.cards,
-            self.hands,
-            self.played_by,
-            self.voids,
-            self.points,
-            self.tricks,
-            self.scores,
-            self.cap_time,
-            self.captures,
-            self.played,
-            self.table,
-            self.trick_points,
-            self.lead_card,
-            self.trick_len,
-            self.best,
-            self.winner,
-            self.zwang,
-            self.zwang_suits,
-            self.dealer,
-            self.leader,
-            self.to_play,
-            self.deal_no,
-        )
-        total = sum(t.element_size() * t.nelement() for t in tensors)
-        return total // self.batch_size

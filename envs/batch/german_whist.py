@@ -24,16 +24,12 @@ reset); so is the next deal of a Honeymoon match, inside the episode.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from typing import Any
 
-import numpy as np
 import torch
 
-from ..core.engine import IllegalActionError
-from ..german_whist.observation import size as observation_size
-from ..german_whist.rules import EPISODES, MATCH_TARGET, VARIANTS, GermanWhist
-from ._common import check_batch_size, check_device, deal_dict_rows
+from ..german_whist.rules import GermanWhist
+from .base import CardBatchEngine, ForcedDeals
 
 HAND_SIZE = 13
 TRICKS_TO_WIN = 7  # "the game is decided as soon as a player has 7 of them"
@@ -47,7 +43,7 @@ def _pick(pair: torch.Tensor, first: torch.Tensor) -> torch.Tensor:
     return torch.where(first, pair[0], pair[1])
 
 
-class GermanWhistBatch:
+class GermanWhistBatch(CardBatchEngine):
     """``batch_size`` games of German Whist stepped together.
 
     Args:
@@ -58,9 +54,7 @@ class GermanWhistBatch:
             until a player has ``match_target`` match points; +1 / -1) or ``"deal"``
             (one deal; +/- the deal's match points), as the scalar env.
         match_target: match points that win a Honeymoon match (seed: 14).
-        device: a torch device (``"cpu"``, ``"cuda"``); the same code runs on both.
-        seed: seeds the generator that deals every game (dealer and shuffle); None
-            draws one from the OS.
+        device, seed: see `BatchEngine`.
 
     Attributes (tensors of the current position, read-only for callers):
         to_play: ``(B,)`` int64, the seat to act in each game (0 or 1).
@@ -68,45 +62,33 @@ class GermanWhistBatch:
         engine's chance order (hand 0, hand 1, stock from the top). ``match``:
         ``(B, 2)`` match points (Honeymoon).
 
-    Illegal actions raise `IllegalActionError` (a ValueError) naming the first game
-    index with an illegal action and its legal cards, before any game is changed.
+    Forced deals (`reset`): B dicts in the scalar env's format (``{"dealer": d,
+    "hands": [[13 names], [13 names]], "stock": [26 names (28 in Honeymoon), top
+    first]}``, ``dealer`` optional: then drawn) or an int array ``(B, n + 1)`` of the
+    scalar engine's chance outcomes per game (dealer, then the ``n`` cards in deal
+    order), as `GermanWhist.forced_chance` gives them. In a Honeymoon match these are
+    the first deals; later ones are drawn, the dealer alternating.
     """
 
-    num_players = 2
+    rules_class = GermanWhist
+    state_tensors = (
+        "cards _match _hands _seen _voids _tricks1 _tricks2 played stock_pos trump "
+        "trump_mask dealer leader to_play lead"
+    ).split()
 
-    def __init__(
-        self,
-        batch_size: int,
-        variant: str = "german",
-        device: str | torch.device = "cpu",
-        seed: int | None = None,
-        episode: str | None = None,
-        match_target: int = MATCH_TARGET,
-    ):
-        self.batch_size = check_batch_size(batch_size)
-        if variant not in VARIANTS:
-            raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
-        if episode is not None and episode not in EPISODES:
-            raise ValueError(f"episode must be one of {EPISODES}, got {episode!r}")
-        # The scalar rules check the options' combinations with the same messages.
-        rules = GermanWhist(variant=variant, episode=episode, match_target=match_target)
-        self.variant, self.episode = variant, rules.episode
-        self.match_target = match_target
+    def _build(self) -> None:
+        rules = self.rules
+        self.variant, self.episode = rules.variant, rules.episode
+        self.match_target = match_target = rules.match_target
         self.honeymoon = rules.honeymoon
-        self.device = check_device(device)
-        self._cpu = self.device.type == "cpu"
-        # parses forced deals: one deal at a time, so no "later deals random" warning
-        self._rules = GermanWhist(variant=variant, episode="deal")
         deck = rules.deck
         self.deck = deck
-        self.num_actions = n = deck.size
+        n = self.num_actions
+        self._set_pack(range(n))
         self.stock_size = rules.stock_size
-        self.observation_size = observation_size(n)
         self._all = deck.all_mask
         B, dev, i64 = self.batch_size, self.device, torch.int64
-        self.generator = torch.Generator(device=dev)
         self._seats = torch.arange(2, device=dev)
-        self._shifts = torch.arange(n, device=dev, dtype=i64)
         # suits 0..3 and 4 = the jokers (Honeymoon); card -> suit, card -> strength
         self._suit_masks = torch.tensor(deck.suit_mask, device=dev, dtype=i64)
         self._suit_of = torch.tensor(deck.suit, device=dev, dtype=i64)
@@ -129,8 +111,6 @@ class GermanWhistBatch:
             device=dev,
             dtype=torch.float32,
         )[:, None]
-        self._one = torch.ones((), device=dev, dtype=i64)
-        self._arange_b = torch.arange(B, device=dev)
         # flat index of each game's first card in `cards` (take() beats gather())
         self._row_start = self._arange_b * n
         self.cards = torch.zeros(B, n, device=dev, dtype=i64)
@@ -152,7 +132,6 @@ class GermanWhistBatch:
         # the legal cards of the position (legal_mask and the next step both need
         # them); None once the position changed
         self._legal: torch.Tensor | None = None
-        self.reset(seed=seed)
 
     # (B, 2) views of the seat-major state, one row a game
     @property
@@ -179,79 +158,11 @@ class GermanWhistBatch:
     def tricks2(self) -> torch.Tensor:
         return self._tricks2.T
 
-    def __repr__(self) -> str:
-        return (
-            f"GermanWhistBatch(batch_size={self.batch_size}, "
-            f"variant={self.variant!r}, episode={self.episode!r}, "
-            f"device={str(self.device)!r})"
-        )
-
     # --- dealing ----------------------------------------------------------------------
-    def reset(
-        self,
-        seed: int | None = None,
-        deals: Sequence[Mapping[str, Any]] | np.ndarray | torch.Tensor | None = None,
-    ) -> None:
-        """Deal every game afresh.
-
-        ``seed`` reseeds the generator (None keeps it running; at construction None
-        seeds it from the OS). ``deals`` forces the deals: either B dicts in the scalar
-        env's format (``{"dealer": d, "hands": [[13 names], [13 names]], "stock":
-        [26 names (28 in Honeymoon), top first]}``, ``dealer`` optional: then drawn)
-        or an int array ``(B, n + 1)`` of the scalar engine's chance outcomes per game
-        (dealer, then the ``n`` cards in deal order), as `GermanWhist.forced_chance`
-        gives them. In a Honeymoon match these are the first deals; later ones are
-        drawn, the dealer alternating.
-        """
-        # Bad deals are refused before the generator or any game changes.
-        forced = None if deals is None else self._parse_deals(deals)
-        if seed is not None:
-            self.generator.manual_seed(int(seed))
-        elif not hasattr(self, "_seeded"):
-            self.generator.seed()
-        self._seeded = True
-        dealer, cards = self._draw_deals(self.batch_size)
-        if forced is not None:
-            forced_dealer, cards = forced
-            dealer = torch.where(forced_dealer >= 0, forced_dealer, dealer)
+    def _restart(self, forced: ForcedDeals | None) -> None:
+        dealer, cards = self._dealt(forced)
         self._match.zero_()
         self._start(self._arange_b, dealer, cards)
-
-    def _draw_deals(self, k: int) -> tuple[torch.Tensor, torch.Tensor]:
-        g, dev = self.generator, self.device
-        dealer = torch.randint(0, 2, (k,), generator=g, device=dev)
-        cards = torch.rand(k, self.num_actions, generator=g, device=dev).argsort(dim=1)
-        return dealer, cards
-
-    def _parse_deals(self, deals: Any) -> tuple[torch.Tensor, torch.Tensor]:
-        B = self.batch_size
-        if isinstance(deals, (np.ndarray, torch.Tensor)):
-            rows = torch.as_tensor(
-                np.asarray(deals) if isinstance(deals, np.ndarray) else deals
-            ).to(self.device, torch.int64)
-            n = self.num_actions
-            if rows.shape != (B, n + 1):
-                raise ValueError(
-                    f"deals as an array must have shape ({B}, {n + 1}) "
-                    f"(dealer, then {n} cards), got {tuple(rows.shape)}"
-                )
-            bad = ~((rows[:, 0] == 0) | (rows[:, 0] == 1))
-            if bad.any():
-                i = int(bad.nonzero()[0])
-                raise ValueError(
-                    f"deals[{i}]: dealer must be 0 or 1, got {int(rows[i, 0])}"
-                )
-            full = torch.arange(n, device=self.device)
-            bad = (rows[:, 1:].sort(dim=1).values != full).any(dim=1)
-            if bad.any():
-                i = int(bad.nonzero()[0])
-                raise ValueError(
-                    f"deals[{i}]: the {n} cards must be each card id 0..{n - 1} once"
-                )
-            return rows[:, 0], rows[:, 1:]
-        return deal_dict_rows(
-            deals, B, self.num_actions + 1, self._rules.forced_chance, self.device
-        )
 
     def _start(
         self, idx: torch.Tensor, dealer: torch.Tensor, cards: torch.Tensor
@@ -315,21 +226,9 @@ class GermanWhistBatch:
             must &= self.stock_pos >= self.stock_size
         return torch.where(must, follow, hand)
 
-    def _unpack(self, bits: torch.Tensor) -> torch.Tensor:
-        """``(B,)`` int64 bitmasks to ``(B, n)`` bool."""
-        if self._cpu:
-            # numpy's unpackbits on the same memory: about 3x torch's shift-and-mask
-            # on CPU (docs/batch.md has the figures).
-            raw = bits.numpy().view(np.uint8).reshape(-1, 8)
-            unpacked = np.unpackbits(
-                raw, axis=1, count=self.num_actions, bitorder="little"
-            )
-            return torch.from_numpy(unpacked.view(np.bool_))
-        return ((bits[..., None] >> self._shifts) & 1).bool()
-
     def legal_mask(self) -> torch.Tensor:
         """``(B, n)`` bool: the legal cards of the player to act in each game."""
-        return self._unpack(self._legal_bits())
+        return self._unpack(self._legal_bits()[:, None], self.num_actions)
 
     def step(self, actions: Any) -> tuple[torch.Tensor, torch.Tensor]:
         """Each game's player to act plays card ``actions[i]``.
@@ -338,20 +237,14 @@ class GermanWhistBatch:
         a game decided by this play, else 0) and bool ``(B,)``. Terminated games are
         dealt again before this returns (their next observation is the new deal's).
         """
-        a = torch.as_tensor(actions, device=self.device)
-        if a.shape != (self.batch_size,) or a.dtype.is_floating_point or a.is_complex():
-            raise ValueError(
-                f"actions must be {self.batch_size} integers (shape "
-                f"({self.batch_size},)), got {a.dtype} of shape {tuple(a.shape)}"
-            )
-        a = a.to(torch.int64)
+        a = self._actions(actions)
         legal = self._legal_bits()
         n = self.num_actions
         inside = (a >= 0) & (a < n)
         bit = self._one << a.clamp(0, n - 1)
         bad = ~inside | ((bit & legal) == 0)
         if bad.any():
-            self._raise_illegal(a, legal, bad)
+            self._raise_illegal(a, bad)
 
         p, lead, leader = self.to_play, self.lead, self.leader
         # The card leaves the mover's hand and Seen row. Masking both seats' rows is
@@ -455,24 +348,6 @@ class GermanWhistBatch:
             self._start(idx, dealer, cards)
         return rewards, done
 
-    def _raise_illegal(
-        self, a: torch.Tensor, legal: torch.Tensor, bad: torch.Tensor
-    ) -> None:
-        i = int(bad.nonzero()[0])
-        others = int(bad.sum()) - 1
-        action = int(a[i])
-        n = self.num_actions
-        what = (
-            self.deck.format(action) if 0 <= action < n else f"out of range 0..{n - 1}"
-        )
-        legal_i = int(legal[i])
-        names = [self.deck.format(c) for c in range(n) if legal_i >> c & 1]
-        raise IllegalActionError(
-            f"game {i}: action {action} ({what}) is not legal for player_"
-            f"{int(self.to_play[i])}; legal: {' '.join(names)}"
-            + (f" (and {others} other game(s) with illegal actions)" if others else "")
-        )
-
     # --- observation ------------------------------------------------------------------
     def _masters(self, hand: torch.Tensor) -> torch.Tensor:
         """Cards of ``hand`` that no unplayed card outside it beats (see
@@ -498,13 +373,7 @@ class GermanWhistBatch:
     def observe(self, seat: int | torch.Tensor | None = None) -> torch.Tensor:
         """float32 ``(B, 8n + 18)``: the scalar env's observation of ``seat`` (an int
         or a ``(B,)`` tensor; default the player to act) in every game."""
-        p = (
-            self.to_play
-            if seat is None
-            else torch.as_tensor(seat, device=self.device, dtype=torch.int64).expand(
-                self.batch_size
-            )
-        )
+        p = self._seat(seat)
         n, stock_size = self.num_actions, self.stock_size
         mine0 = p == 0
         opp0 = ~mine0
@@ -563,21 +432,8 @@ class GermanWhistBatch:
         B = self.batch_size
         n_bits = 8 * n + N_FLAGS
         out = torch.empty(B, self.observation_size, device=self.device)
-        if self._cpu:
-            # See _unpack. Little-endian bytes of each int64 block, 64 bits per block;
-            # unpacking the whole buffer flat is about 1.5x faster than along an axis.
-            raw = blocks.numpy().view(np.uint8)
-            bits = np.unpackbits(raw, bitorder="little")
-            bits.shape = (9, B, 64)  # a view or an error, never a silent copy
-            o = out.numpy()
-            cards = o[:, : 8 * n]
-            cards.shape = (B, 8, n)
-            cards[...] = bits[:8, :, :n].transpose(1, 0, 2)
-            o[:, 8 * n : n_bits] = bits[8, :, :N_FLAGS]
-        else:
-            bits = (blocks[:, :, None] >> self._shifts) & 1  # (9, B, n)
-            out[:, : 8 * n].view(B, 8, n).copy_(bits[:8].transpose(0, 1))
-            out[:, 8 * n : n_bits] = bits[8, :, :N_FLAGS]
+        self._write_bits(out, 0, blocks[:8], n, block_major=True)
+        self._write_bits(out, 8 * n, blocks[8:], N_FLAGS, block_major=True)
         # The counters, divided as rows of one (k, B) tensor and written at once:
         # stock left / stock size, stage-1 tricks (mine, opponent's) / stage-1 tricks,
         # stage-2 tricks / 13 (and Honeymoon's match points / target, capped at 1).
@@ -598,25 +454,3 @@ class GermanWhistBatch:
         out[:, n_bits : n_bits + k] = scaled.T
         out[:, n_bits + k :] = 0.0
         return out
-
-    def state_bytes(self) -> int:
-        """Bytes of game state per game (the tensors `step` reads and writes)."""
-        tensors = (
-            self.cards,
-            self._match,
-            self._hands,
-            self._seen,
-            self._voids,
-            self._tricks1,
-            self._tricks2,
-            self.played,
-            self.stock_pos,
-            self.trump,
-            self.trump_mask,
-            self.dealer,
-            self.leader,
-            self.to_play,
-            self.lead,
-        )
-        total = sum(t.element_size() * t.nelement() for t in tensors)
-        return total // self.batch_size

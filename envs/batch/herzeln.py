@@ -26,75 +26,59 @@ scalar env); a finished episode is dealt again inside `step` (automatic reset).
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import numpy as np
 import torch
 
-from ..core.deal import LaterDealsRandomWarning
-from ..core.engine import IllegalActionError
 from ..herzeln.rules import DOMINO, DOMINO_STEP, HAND_SIZE, TRICKS_PER_DEAL, Herzeln
-from ._common import check_batch_size, check_device
+from .base import CardBatchEngine, ForcedDeals, column
 
 N_CONTRACTS = 8
 N_FLAGS = 4
 
 
-class HerzelnBatch:
+class HerzelnBatch(CardBatchEngine):
     """``batch_size`` games of Herzeln stepped together.
 
     Args:
         batch_size: B, the number of games.
         players, episode, contract, domino_layout, early_end: the scalar env's options
             (same names, defaults and one-line errors; see `Herzeln`).
-        device: a torch device (``"cpu"``, ``"cuda"``); the same code runs on both.
-        seed: seeds the generator that deals every game (dealer and shuffles); None
-            draws one from the OS.
+        device, seed: see `BatchEngine`.
 
     Attributes (tensors of the current position, read-only for callers):
         to_play: ``(B,)`` int64, the seat to act. ``dealer``, ``deal_no`` (deals
         finished in the episode), ``contract`` (index into `CONTRACTS`): ``(B,)``.
         ``hands``, ``scores`` (partie totals), ``points`` (this deal): ``(B, P)``.
 
-    Illegal actions raise `IllegalActionError` (a ValueError) naming the first game
-    with an illegal action, the action and the legal ones, before any game changes.
+    Forced deals (`reset`), one entry per game: a deal dict in the scalar env's format
+    (``{"dealer": d, "hands": [[8 names] × P]}``, ``dealer`` optional: then drawn), a
+    list of such dicts (the first deals of the partie, later dealers following the
+    rotation, as ``options["deals"]``), or an int array ``(B, 1 + k·N)`` of the scalar
+    engine's chance outcomes (dealer, then each deal's N cards, hand 0 first;
+    `Herzeln.forced_chance`), k from 1 to the deals in the episode. Deals not forced
+    are drawn.
     """
 
-    def __init__(
-        self,
-        batch_size: int,
-        players: int = 4,
-        episode: str | None = None,
-        contract: str | None = None,
-        domino_layout: str = "single_cyclic_line",
-        early_end: bool = False,
-        device: str | torch.device = "cpu",
-        seed: int | None = None,
-    ):
-        self.batch_size = check_batch_size(batch_size)
-        # The scalar rules check the options and their combinations, with the same
-        # messages, and give every table below.
-        g = Herzeln(
-            players=players,
-            episode=episode,
-            contract=contract,
-            domino_layout=domino_layout,
-            early_end=early_end,
-        )
-        self._rules = g
-        self.players, self.episode, self.contract_name = players, g.episode, contract
-        self.domino_layout, self.early_end = domino_layout, early_end
-        self.device = check_device(device)
-        self._cpu = self.device.type == "cpu"
-        self.num_players = P = g.num_players
+    rules_class = Herzeln
+    state_tensors = (
+        "deal_hands dealer deal_no contract scores hands played won tricks points "
+        "voids held trick to_play leader lead_suit in_trick best best_seat trick_pts "
+        "tricks_done top bottom laid place n_out"
+    ).split()
+    _deal_entry = "deals (a deal dict or a list of them per game)"
+
+    def _build(self) -> None:
+        g = self.rules
+        self.episode, self.early_end = g.episode, g.early_end
+        P = self.num_players
         self.N = N = g.N
         self.R = R = g.num_ranks
         self.L = L = g.num_lines
         self.C = C = len(g.contracts)
-        self.num_actions = g.num_actions
-        self.observation_size = g.observation_size
+        self._set_pack(range(N))
+        self._deals_per_episode = C
         self.PASS = g.PASS
         self.per_suit = g.per_suit
         self._has_domino = DOMINO in g.contracts
@@ -121,15 +105,10 @@ class HerzelnBatch:
         self._seats = torch.arange(P, device=dev)
         self._rot = torch.arange(1, P + 1, device=dev)
         self._lines = torch.arange(L, device=dev)
-        self._shifts = torch.arange(N, device=dev, dtype=i64)
-        self._shifts64 = torch.arange(64, device=dev, dtype=i64)
         # bit positions inside the observation's two small words (see observe)
         self._void_shifts = N_CONTRACTS + 2 * P + 4 * torch.arange(P, device=dev)
         self._flags_at = N_CONTRACTS + 6 * P
         self._line_base = R * torch.arange(L, device=dev)
-        self._one = torch.ones((), device=dev, dtype=i64)
-        self._arange_b = torch.arange(B, device=dev)
-        self.generator = torch.Generator(device=dev)
         # what `_layout_fits` and `_legal_words` computed for the current position
         self._cache: dict[str, tuple[torch.Tensor, ...]] = {}
 
@@ -163,55 +142,21 @@ class HerzelnBatch:
         self.laid = zeros()
         self.place = zeros(P) - 1  # Domino: finishing place, -1 while holding cards
         self.n_out = zeros()
-        self.reset(seed=seed)
-
-    def __repr__(self) -> str:
-        return (
-            f"HerzelnBatch(batch_size={self.batch_size}, players={self.players}, "
-            f"episode={self.episode!r}, contract={self.contract_name!r}, "
-            f"domino_layout={self.domino_layout!r}, early_end={self.early_end}, "
-            f"device={str(self.device)!r})"
-        )
 
     # --- dealing ----------------------------------------------------------------------
-    def reset(
-        self,
-        seed: int | None = None,
-        deals: Sequence[Any] | np.ndarray | torch.Tensor | None = None,
-    ) -> None:
-        """Start a new episode in every game.
-
-        ``seed`` reseeds the generator (None keeps it running; at construction None
-        seeds it from the OS). ``deals`` forces deals, one entry per game: a deal dict
-        in the scalar env's format (``{"dealer": d, "hands": [[8 names] × P]}``,
-        ``dealer`` optional: then drawn), a list of such dicts (the first deals of the
-        partie, later dealers following the rotation, as ``options["deals"]``), or an
-        int array ``(B, 1 + k·N)`` of the scalar engine's chance outcomes (dealer,
-        then each deal's N cards, hand 0 first; `Herzeln.forced_chance`), k from 1 to
-        the deals in the episode. Deals not forced are drawn.
-        """
-        # Bad deals are refused before the generator or any game changes.
-        forced = None if deals is None else self._parse_deals(deals)
-        if seed is not None:
-            self.generator.manual_seed(int(seed))
-        elif not hasattr(self, "_seeded"):
-            self.generator.seed()
-        self._seeded = True
+    def _restart(self, forced: ForcedDeals | None) -> None:
         dealer, hands = self._draw(self.batch_size)
         if forced is not None:
-            f_dealer, f_hands, f_count = forced
-            dealer = torch.where(f_dealer >= 0, f_dealer, dealer)
-            use = torch.arange(self.C, device=self.device) < f_count[:, None]
-            hands = torch.where(use[:, :, None], f_hands, hands)
+            dealer = torch.where(forced.dealer >= 0, forced.dealer, dealer)
+            use = torch.arange(self.C, device=self.device) < forced.count[:, None]
+            hands = torch.where(use[:, :, None], self._hands_of(forced.cards), hands)
         self._cache = {}
         self._new_episode(self._arange_b, dealer, hands)
 
     def _draw(self, k: int) -> tuple[torch.Tensor, torch.Tensor]:
         """``k`` episodes' first dealers and deals (hand bitmasks ``(k, C, P)``)."""
-        g, dev = self.generator, self.device
-        dealer = torch.randint(0, self.num_players, (k,), generator=g, device=dev)
-        order = torch.rand(k, self.C, self.N, generator=g, device=dev).argsort(dim=2)
-        return dealer, self._hands_of(order)
+        dealer, cards = self._draw_deals(k, self.C)
+        return dealer, self._hands_of(cards)
 
     def _hands_of(self, cards: torch.Tensor) -> torch.Tensor:
         """``(..., N)`` card ids in deal order to ``(..., P)`` hand bitmasks."""
@@ -219,77 +164,14 @@ class HerzelnBatch:
         # distinct bits: the sum is the union
         return bits.view(*cards.shape[:-1], self.num_players, HAND_SIZE).sum(-1)
 
-    def _parse_deals(
-        self, deals: Any
-    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        B, C, N, P = self.batch_size, self.C, self.N, self.num_players
-        dev = self.device
-        if isinstance(deals, (np.ndarray, torch.Tensor)):
-            rows = torch.as_tensor(
-                np.asarray(deals) if isinstance(deals, np.ndarray) else deals
-            ).to(dev, torch.int64)
-            k = (rows.shape[1] - 1) // N if rows.dim() == 2 else 0
-            if rows.dim() != 2 or rows.shape[0] != B or rows.shape[1] != 1 + k * N:
-                raise ValueError(
-                    f"deals as an array must have shape ({B}, 1 + k*{N}) (dealer, then "
-                    f"{N} cards per deal, k = 1..{C}), got {tuple(rows.shape)}"
-                )
-            if not 1 <= k <= C:
-                raise ValueError(
-                    f"deals as an array give {k} deals per game; the episode has {C}"
-                )
-            bad = (rows[:, 0] < 0) | (rows[:, 0] >= P)
-            if bad.any():
-                i = int(bad.nonzero()[0])
-                raise ValueError(
-                    f"deals[{i}]: dealer must be 0..{P - 1}, got {int(rows[i, 0])}"
-                )
-            cards = rows[:, 1:].reshape(B, k, N)
-            full = torch.arange(N, device=dev)
-            bad = (cards.sort(dim=2).values != full).any(dim=2)
-            if bad.any():
-                i, j = (int(x) for x in bad.nonzero()[0])
-                raise ValueError(
-                    f"deals[{i}]: deal {j}'s {N} cards must be each card id "
-                    f"0..{N - 1} once"
-                )
-            hands = torch.zeros(B, C, P, device=dev, dtype=torch.int64)
-            hands[:, :k] = self._hands_of(cards)
-            count = torch.full((B,), k, device=dev, dtype=torch.int64)
-            return rows[:, 0], hands, count
-        if isinstance(deals, Mapping) or not isinstance(deals, Sequence):
-            raise ValueError(
-                f"deals must be a list of {B} deals (a deal dict or a list of them per "
-                f"game) or a ({B}, 1 + k*{N}) array, got {type(deals).__name__}"
-            )
-        if len(deals) != B:
-            raise ValueError(f"deals must give {B} deals, got {len(deals)}")
-        dealers, hands, counts = [], np.zeros((B, C, P), dtype=np.int64), []
-        for i, entry in enumerate(deals):
-            if isinstance(entry, Mapping):
-                options: dict[str, Any] = {"deal": entry}
-            elif isinstance(entry, Sequence) and not isinstance(entry, str) and entry:
-                options = {"deals": list(entry)}
-            else:
-                raise ValueError(
-                    f"deals[{i}] must be a deal dict or a non-empty list of them, got "
-                    f"{entry!r}"
-                )
-            try:
-                with warnings.catch_warnings():
-                    # later deals are drawn by this engine, as documented
-                    warnings.simplefilter("ignore", LaterDealsRandomWarning)
-                    outcomes = self._rules.forced_chance(options)
-            except ValueError as err:
-                raise ValueError(f"deals[{i}]: {err}") from None
-            dealers.append(-1 if outcomes[0] is None else outcomes[0])
-            cards = np.array(outcomes[1:], dtype=np.int64).reshape(-1, P, HAND_SIZE)
-            hands[i, : len(cards)] = (np.int64(1) << cards).sum(-1)
-            counts.append(len(cards))
-        return (
-            torch.tensor(dealers, device=dev, dtype=torch.int64),
-            torch.from_numpy(hands).to(dev),
-            torch.tensor(counts, device=dev, dtype=torch.int64),
+    def _deal_options(self, i: int, entry: Any) -> Mapping[str, Any]:
+        """A deal dict forces the first deal, a list of them the first deals."""
+        if isinstance(entry, Mapping):
+            return {"deal": entry}
+        if isinstance(entry, Sequence) and not isinstance(entry, str) and entry:
+            return {"deals": list(entry)}
+        raise ValueError(
+            f"deals[{i}] must be a deal dict or a non-empty list of them, got {entry!r}"
         )
 
     def _new_episode(
@@ -345,7 +227,7 @@ class HerzelnBatch:
         return out
 
     def _deal_dict(self, game: int, j: int, dealer: int) -> dict[str, Any]:
-        name = self._rules.deck.format
+        name = self.rules.deck.format
         hands = self.deal_hands[game, j].tolist()
         return {
             "dealer": dealer,
@@ -353,10 +235,6 @@ class HerzelnBatch:
         }
 
     # --- legal moves ------------------------------------------------------------------
-    def _mine(self, t: torch.Tensor, p: torch.Tensor) -> torch.Tensor:
-        """Column ``p[i]`` of row ``i`` of a ``(B, P)`` tensor."""
-        return t.gather(1, p[:, None]).squeeze(1)
-
     def _layout_fits(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """Cards that may open a line, go at a top end, go at a bottom end (before
         looking at hands or at what is laid)."""
@@ -398,7 +276,7 @@ class HerzelnBatch:
     def _compute_legal_words(
         self,
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
-        hand = self._mine(self.hands, self.to_play)
+        hand = column(self.hands, self.to_play)
         zero = torch.zeros_like(hand)
         if self._has_tricks:
             # "There is no trump suit; but players must follow suit (Farbzwang)."
@@ -425,20 +303,11 @@ class HerzelnBatch:
             pass_,
         )
 
-    def _unpack(self, bits: torch.Tensor) -> torch.Tensor:
-        """``(..., K)`` int64 words to ``(..., K, N)`` bool (bit c of each word)."""
-        if self._cpu:
-            # numpy's unpackbits on the tensor's own memory: several times torch's
-            # shift-and-mask on CPU (docs/batch.md).
-            raw = bits.contiguous().numpy().view(np.uint8).reshape(*bits.shape, 8)
-            out = np.unpackbits(raw, axis=-1, count=self.N, bitorder="little")
-            return torch.from_numpy(out.view(np.bool_))
-        return ((bits[..., None] >> self._shifts) & 1).bool()
-
     def legal_mask(self) -> torch.Tensor:
         """``(B, 3N + 1)`` bool: the legal actions of the player to act in each game."""
         w0, w1, w2, pass_ = self._legal_words()
-        words = self._unpack(torch.stack([w0, w1, w2], 1)).reshape(self.batch_size, -1)
+        words = self._unpack(torch.stack([w0, w1, w2], 1)[:, :, None], self.N)
+        words = words.reshape(self.batch_size, -1)
         return torch.cat([words, pass_[:, None].to(words.device)], 1)
 
     # --- play -------------------------------------------------------------------------
@@ -451,13 +320,7 @@ class HerzelnBatch:
         deal ended goes on to the partie's next deal.
         """
         B, P, N = self.batch_size, self.num_players, self.N
-        a = torch.as_tensor(actions, device=self.device)
-        if a.shape != (B,) or a.dtype.is_floating_point or a.is_complex():
-            raise ValueError(
-                f"actions must be {B} integers (shape ({B},)), got {a.dtype} of shape "
-                f"{tuple(a.shape)}"
-            )
-        a = a.to(torch.int64)
+        a = self._actions(actions)
         words = self._legal_words()
         inside = (a >= 0) & (a <= self.PASS)
         kind = (a // N).clamp(0, 3)
@@ -588,7 +451,7 @@ class HerzelnBatch:
         # "Whoever is first to meld all his or her cards is not penalised … the
         # second to go out gets 10 minus points, the third 20 and the fourth 30."
         holding = self.held > 0
-        out = sel & (lay & (self._mine(self.held, p) == 0))[:, None]
+        out = sel & (lay & (column(self.held, p) == 0))[:, None]
         # rules-notes §4.3: the deal ends when one player still holds cards; he is
         # last.
         last = out.any(1) & (holding.sum(1) == 1)
@@ -607,69 +470,11 @@ class HerzelnBatch:
         nxt = order.gather(1, has.to(torch.int8).argmax(1, keepdim=True)).squeeze(1)
         return last & dom, nxt
 
-    def _raise_illegal(self, a: torch.Tensor, bad: torch.Tensor) -> None:
-        i = int(bad.nonzero()[0])
-        others = int(bad.sum()) - 1
-        action = int(a[i])
-        g = self._rules
-        what = (
-            g.action_name(action)
-            if 0 <= action <= self.PASS
-            else f"out of range 0..{self.PASS}"
-        )
-        legal = self.legal_mask()[i].nonzero().flatten().tolist()
-        names = " ".join(g.action_name(x) for x in legal)
-        raise IllegalActionError(
-            f"game {i}: action {action} ({what}) is not legal for player_"
-            f"{int(self.to_play[i])}; legal: {names}"
-            + (f" (and {others} other game(s) with illegal actions)" if others else "")
-        )
-
-    # --- observation ------------------------------------------------------------------
-    def _write_bits(
-        self, out: torch.Tensor, col: int, words: torch.Tensor, count: int
-    ) -> None:
-        """Bits ``0..count-1`` of each int64 word of ``words (B, K)`` as 0/1 floats
-        into ``out[:, col : col + K * count]``, word after word."""
-        B, K = words.shape
-        if self._cpu:
-            # numpy's unpackbits, and numpy's uint8-to-float32 copy into the
-            # output's own memory: about 3x torch's bool-to-float copy on CPU.
-            # Unpacking the whole buffer flat (all 64 bits of each word) is faster
-            # than along an axis with a count.
-            raw = words.contiguous().numpy().view(np.uint8)
-            bits = np.unpackbits(raw, bitorder="little")
-            bits.shape = (B, K, 64)  # a view or an error, never a silent copy
-            dest = out.numpy()[:, col : col + K * count]
-            dest.shape = (B, K, count)
-            dest[...] = bits[:, :, :count]
-        else:
-            bits = (words[:, :, None] >> self._shifts64[:count]) & 1
-            out[:, col : col + K * count] = bits.reshape(B, -1)
-
-    def _seat(self, seat: Any) -> torch.Tensor:
-        """``seat`` (an int or B ints) as a ``(B,)`` tensor, or a one-line error."""
-        B, P = self.batch_size, self.num_players
-        t = torch.as_tensor(seat, device=self.device)
-        if (
-            t.dtype.is_floating_point
-            or t.dtype == torch.bool
-            or t.shape
-            not in (
-                (),
-                (B,),
-            )
-        ):
-            raise ValueError(f"seat must be an int or {B} ints, got {seat!r}")
-        if ((t < 0) | (t >= P)).any():
-            raise ValueError(f"seat must be 0..{P - 1}, got {seat!r}")
-        return t.to(torch.int64).expand(B)
-
     def observe(self, seat: int | torch.Tensor | None = None) -> torch.Tensor:
         """float32 ``(B, observation_size)``: the scalar env's observation of ``seat``
         (an int or a ``(B,)`` tensor; default the player to act) in every game."""
         B, P, N, L, R = self.batch_size, self.num_players, self.N, self.L, self.R
-        p = self.to_play if seat is None else self._seat(seat)
+        p = self._seat(seat)
         order = (p[:, None] + self._seats) % P  # absolute seat of relative seat k
 
         def rel(t: torch.Tensor) -> torch.Tensor:
@@ -683,7 +488,7 @@ class HerzelnBatch:
             fits = torch.zeros_like(self.laid)
         cards = torch.cat(
             [
-                self._mine(self.hands, p)[:, None],
+                column(self.hands, p)[:, None],
                 rel(self.played),
                 rel(self.trick),
                 rel(self.won),
@@ -722,7 +527,7 @@ class HerzelnBatch:
         f64 = torch.float64
         # scalars computed in float64 and rounded once, as the scalar encoder does
         max_pts = self._max_points[self.contract][:, None]
-        g = self._rules
+        g = self.rules
         places = torch.where(dom[:, None] & (self.place >= 0), self.place + 1, 0)
         scalars = torch.cat(
             [
@@ -738,36 +543,3 @@ class HerzelnBatch:
         )
         out[:, flags_col + N_FLAGS :] = scalars
         return out
-
-    def state_bytes(self) -> int:
-        """Bytes of game state per game (the tensors `step` reads and writes)."""
-        tensors = (
-            self.deal_hands,
-            self.dealer,
-            self.deal_no,
-            self.contract,
-            self.scores,
-            self.hands,
-            self.played,
-            self.won,
-            self.tricks,
-            self.points,
-            self.voids,
-            self.held,
-            self.trick,
-            self.to_play,
-            self.leader,
-            self.lead_suit,
-            self.in_trick,
-            self.best,
-            self.best_seat,
-            self.trick_pts,
-            self.tricks_done,
-            self.top,
-            self.bottom,
-            self.laid,
-            self.place,
-            self.n_out,
-        )
-        total = sum(t.element_size() * t.nelement() for t in tensors)
-        return total // self.batch_size
