@@ -15,6 +15,7 @@ formatting always gives the canonical form. The jokers are ``JKH`` (high) and ``
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 SUITS = "SHDC"
 SUIT_SYMBOLS = "♠♥♦♣"
@@ -173,6 +174,18 @@ def hand_view(
     if viewer is None or seat == viewer:
         return show(hand)
     return f"{hand.bit_count()} {hidden}"
+
+
+def held_bit(game: Any, state: Any, card: int, size: int) -> int:
+    """The bit of ``card`` (an id below ``size``) in the hand of the seat to play
+    (``state.hands[state.to_play]``); `IllegalActionError` (``game.illegal``) when
+    that seat does not hold it."""
+    bit = 1 << card if 0 <= card < size else 0
+    if not bit & state.hands[state.to_play]:
+        raise game.illegal(
+            state, card, f"player_{state.to_play} does not hold that card"
+        )
+    return bit
 
 
 FRENCH_52 = Deck("52-card French", RANKS)

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.cards import GERMAN_32, SUITS, cards_in, parse_suit
+from ..core.cards import GERMAN_32, SUITS, cards_in, held_bit, parse_suit
 from ..core.deal import forced_deals, parse_hands
 from ..core.engine import CHANCE, TERMINAL, Game, check_choice
 from . import observation
@@ -370,9 +370,7 @@ class Fuenfzehnern(Game[State]):
 
     def _play(self, state: State, card: int, zwang: int) -> None:
         player = state.to_play
-        bit = 1 << card if 0 <= card < NUM_CARDS else 0
-        if not bit & state.hands[player]:
-            raise self.illegal(state, card, f"player_{player} does not hold that card")
+        bit = held_bit(self, state, card, NUM_CARDS)
         if not bit & self.legal_mask(state):
             if state.trick:
                 why = (

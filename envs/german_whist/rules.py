@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.cards import FRENCH_52, FRENCH_54, cards_in, mask_of
+from ..core.cards import FRENCH_52, FRENCH_54, cards_in, held_bit, mask_of
 from ..core.deal import check_partition, forced_deals, parse_cards, parse_hands
 from ..core.engine import (
     CHANCE,
@@ -204,9 +204,7 @@ class GermanWhist(Game[State]):
 
     def _play(self, state: State, card: int) -> None:
         player = state.to_play
-        bit = 1 << card if 0 <= card < self.deck.size else 0
-        if not bit & state.hands[player]:
-            raise self.illegal(state, card, f"player_{player} does not hold that card")
+        bit = held_bit(self, state, card, self.deck.size)
         if not bit & self.legal_mask(state):
             raise self.illegal(state, card, "you must follow suit")
         state.hands[player] ^= bit

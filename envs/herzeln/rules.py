@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..core import picklable
-from ..core.cards import GERMAN_32, SHORT_24, cards_in, mask_of
+from ..core.cards import GERMAN_32, SHORT_24, cards_in, held_bit, mask_of
 from ..core.deal import check_partition, forced_deals, parse_hands
 from ..core.engine import (
     CHANCE,
@@ -334,9 +334,7 @@ class Herzeln(Game[State]):
 
     def _play(self, state: State, card: int) -> None:
         player = state.to_play
-        bit = 1 << card if 0 <= card < self.N else 0
-        if not bit & state.hands[player]:
-            raise self.illegal(state, card, f"player_{player} does not hold that card")
+        bit = held_bit(self, state, card, self.N)
         if not bit & self.legal_mask(state):
             raise self.illegal(state, card, "you must follow suit")
         state.hands[player] ^= bit
