@@ -5,6 +5,9 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEV_STAMP := $(VENV)/.installed-dev
 
+# the browser test (tests/test_web_browser.py) drives Debian's Chromium
+CHROMIUM := /usr/bin/chromium
+
 .PHONY: demo test test-slow lint docs bench soak clean
 
 $(BIN)/python:
@@ -24,10 +27,13 @@ demo: $(STAMP)
 
 # the default suite, then the installed wheel's commands (tests/test_wheel.py, a few
 # minutes), then the docs site
-test: $(DEV_STAMP)
+test: $(DEV_STAMP) $(CHROMIUM)
 	$(BIN)/python -m pytest -q -n auto --dist loadgroup
 	$(BIN)/python -m pytest -q -m slow tests/test_wheel.py
 	$(MAKE) docs
+
+$(CHROMIUM):
+	apt-get update && apt-get install -y chromium chromium-driver
 
 test-slow: $(DEV_STAMP)
 	$(BIN)/python -m pytest -q -n auto --dist loadgroup -m slow

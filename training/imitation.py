@@ -499,6 +499,28 @@ def fit(
     )
 
 
+def fit_warm_start(
+    policy: ImitationPolicy,
+    data: Demonstrations,
+    config: Any,
+    progress: Callable[[int, float], None] | None,
+    batch_size: int | None = None,
+) -> FitReport:
+    """`fit` with a run's warm-start settings (a `TrainConfig`: epochs, learning rate,
+    ``vf_coef``, seed, ``reward_scale``), the warm start of every backend; the
+    minibatch is the config's ``batch_size`` unless ``batch_size`` is given."""
+    return fit(
+        policy,
+        data,
+        config.warm_start_epochs,
+        batch_size=config.batch_size if batch_size is None else batch_size,
+        learning_rate=config.warm_start_lr,
+        vf_coef=config.vf_coef,
+        seed=config.seed,
+        progress=progress,
+        value_scale=config.reward_scale,
+    )
+
 def policy_pass(
     policy: ImitationPolicy,
     optimizer: torch.optim.Optimizer,

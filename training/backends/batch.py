@@ -261,17 +261,8 @@ class BatchBackend:
 
     # --- the warm start ---------------------------------------------------------------
     def imitate(self, data: Any, progress: Callable[[int, float], None]):
-        c = self.config
-        return imitation.fit(
-            self.net,
-            data,
-            c.warm_start_epochs,
-            batch_size=WARM_START_MINIBATCH,
-            learning_rate=c.warm_start_lr,
-            vf_coef=c.vf_coef,
-            seed=c.seed,
-            progress=progress,
-            value_scale=c.reward_scale,
+        return imitation.fit_warm_start(
+            self.net, data, self.config, progress, batch_size=WARM_START_MINIBATCH
         )
 
     # --- the loop ---------------------------------------------------------------------

@@ -323,17 +323,8 @@ class RLlibBackend:
         return self._steps
 
     def imitate(self, data: Any, progress: Callable[[int, float], None]):
-        c = self.config
-        report = imitation.fit(
-            self._module(),
-            data,
-            c.warm_start_epochs,
-            batch_size=c.batch_size,
-            learning_rate=c.warm_start_lr,
-            vf_coef=c.vf_coef,
-            seed=c.seed,
-            progress=progress,
-            value_scale=c.reward_scale,
+        report = imitation.fit_warm_start(
+            self._module(), data, self.config, progress
         )
         self._send_weights()
         return report

@@ -121,17 +121,8 @@ class SB3Backend:
         return int(self.model.num_timesteps)
 
     def imitate(self, data: Any, progress: Callable[[int, float], None]):
-        c = self.config
-        return imitation.fit(
-            self.model.policy,
-            data,
-            c.warm_start_epochs,
-            batch_size=c.batch_size,
-            learning_rate=c.warm_start_lr,
-            vf_coef=c.vf_coef,
-            seed=c.seed,
-            progress=progress,
-            value_scale=c.reward_scale,
+        return imitation.fit_warm_start(
+            self.model.policy, data, self.config, progress
         )
 
     def begin(
