@@ -171,6 +171,7 @@ def train(
         seed=config.seed,
         env_options=config.env_options,
         max_snapshots=config.max_snapshots,
+        learner_partners=config.learner_partners,
     )
     bar = _SelfPlayBar(config, run.evaluations, progress)
     learner = backends.make(backend, config, pool, run.path, bar.step, backend_options)
@@ -178,6 +179,9 @@ def train(
     if run.saved is not None:
         for label, weights in learner.restore(run.saved):
             pool.add_snapshot(weights, label)
+    if config.learner_partners and not pool.snapshots:
+        # the partners play the learner from the first rollout on
+        pool.add_snapshot(learner.export_weights(), "self@start")
 
     def save_checkpoint(step: int | None = None) -> Path:
         steps = learner.steps if step is None else step
