@@ -6,12 +6,13 @@
   (`parlour.agents.solver.german_whist.stage2_quality`): the share of optimal and of
   critical optimal decisions, and the tricks lost a deal.
 * **Fünfzehn – tot**: the loss against ``optimal``. The agent plays one seat against
-  ``optimal`` in every other one, and so does ``optimal`` itself, on the same duplicate
-  dice seeds; the loss is the difference of their win shares (paired per deal). Each
-  of the agent's decisions with a choice is also scored against the exact turn
-  solution (`parlour.agents.fuenfzehn_tot_solver`, with the later seats playing
-  ``optimal``): the share of optimal decisions and the round win probability lost a
-  decision.
+  ``optimal`` in every other one on duplicate dice seeds (each seat in turn).
+  ``optimal`` in that seat would win exactly the fair share 1/n (every seat then
+  plays the same deterministic policy on the same dice), so the loss is 1/n minus the
+  agent's share, paired per deal. Each of the agent's decisions with a choice is also
+  scored against the exact turn solution (`parlour.agents.fuenfzehn_tot_solver`,
+  with the later seats playing ``optimal``): the share of optimal decisions and the
+  round win probability lost a decision.
 
 Other games have no exact yardstick (`check`).
 """
@@ -86,10 +87,8 @@ class TotQuality:
     games: int
     win_share: Interval
     """the agent's win share in one seat against optimal in the others"""
-    optimal_share: Interval
-    """optimal's own win share in the same seat on the same dice seeds"""
     loss: Interval
-    """optimal's share minus the agent's, paired per deal"""
+    """the fair share (optimal's own in that seat) minus the agent's, per deal"""
     decisions: int
     """the agent's decisions with a choice (both roll and stand legal)"""
     optimal: int
@@ -102,7 +101,6 @@ class TotQuality:
             "agent": self.agent,
             "games": self.games,
             "win_share": self.win_share.as_dict(),
-            "optimal_share": self.optimal_share.as_dict(),
             "loss": self.loss.as_dict(),
             "decisions": self.decisions,
             "optimal_fraction": self.optimal / self.decisions if self.decisions else 1,
@@ -118,28 +116,25 @@ def tot_quality(
     seed: int = 0,
     env_options: Mapping[str, Any] | None = None,
 ) -> TotQuality:
-    """Play ``agent`` and ``optimal`` each in one seat against ``optimal`` in every
-    other seat on the same duplicate dice seeds; the loss in win share and the
-    decisions scored against the exact turn solution."""
+    """Play ``agent`` in one seat against ``optimal`` in every other seat on
+    duplicate dice seeds; its loss in win share against optimal and its decisions
+    scored against the exact turn solution."""
     env, options = "fuenfzehn_tot_v0", dict(env_options or {})
     judge = agents_mod.make("optimal", env, seed=0, env_options=options)
     inner = agents_mod.make(agent, env, seed=seed, env_options=options)
     scored = _ScoredAgent(inner, judge)
-    common = {"games": games, "duplicate": True, "seed": seed, "env_options": options}
-    mine = run_arena(env, [scored, "optimal"], **common)
-    best = run_arena(env, ["optimal", "optimal"], **common)
-    per_deal: dict[int, list[float]] = {}
-    rows = zip(
-        mine.deal_index, mine.candidate_wins, best.candidate_wins, strict=True
+    result = run_arena(
+        env, [scored, "optimal"], games, duplicate=True, seed=seed, env_options=options
     )
-    for d, a, b in rows:
-        per_deal.setdefault(d, []).append(b - a)
+    fair = 1.0 / result.num_teams
+    per_deal: dict[int, list[float]] = {}
+    for d, won in zip(result.deal_index, result.candidate_wins, strict=True):
+        per_deal.setdefault(d, []).append(fair - won)
     loss = mean_interval([float(np.mean(v)) for v in per_deal.values()])
     return TotQuality(
         agent,
-        mine.games,
-        mine.win_rate(),
-        best.win_rate(),
+        result.games,
+        result.win_rate(),
         loss,
         scored.decisions,
         scored.optimal,
@@ -171,8 +166,8 @@ def report(
         f"against optimal ({q.games} duplicate games, {agent} in one seat, optimal in "
         "the others):",
         f"  win share                 {q.win_share}",
-        f"  optimal's own share       {q.optimal_share}",
-        f"  loss in win share         {q.loss}",
+        f"  loss in win share         {q.loss}  (optimal's own share: the fair "
+        f"{q.win_share.estimate + q.loss.estimate:.3f})",
         f"  optimal decisions         {data['optimal_fraction']:.1%} of {q.decisions}",
         "  round win probability lost per decision "
         f"{data['win_probability_lost_per_decision']:.4f}",
