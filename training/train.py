@@ -172,6 +172,9 @@ def train(
     if run.saved is not None:
         for label, weights in learner.restore(run.saved):
             pool.add_snapshot(weights, label)
+    if config.learner_partners and not pool.snapshots:
+        # the partners play the learner from the first rollout on
+        pool.add_snapshot(learner.export_weights(), "self@start")
 
     def save_checkpoint(step: int | None = None) -> Path:
         steps = learner.steps if step is None else step
