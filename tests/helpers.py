@@ -33,6 +33,11 @@ TINY_TRAINING: dict[str, Any] = {
 }
 
 
+def tiny_training(**changes: Any) -> dict[str, Any]:
+    """`TINY_TRAINING` with some keys changed (a test's own budget or rollout)."""
+    return {**TINY_TRAINING, **changes}
+
+
 def hands_of(text: str) -> list[list[str]]:
     """Hands written as card names, hands separated by ``|``: ``"AS 2H | KD QD"`` is
     ``[["AS", "2H"], ["KD", "QD"]]``."""
