@@ -10,7 +10,7 @@ bot's choice does not move.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,10 +54,9 @@ class Agent(ABC):
         return f"<{type(self).__name__} {self.spec}>"
 
 
-class RandomAgent(Agent):
-    """Uniformly random legal moves."""
-
-    spec = "random"
+class SeededAgent(Agent):
+    """An agent whose choices draw on its own generator ``rng``, seeded by ``seed``
+    and reseeded by `reset` when given one."""
 
     def __init__(self, seed: int | None = None):
         self.rng = np.random.default_rng(seed)
@@ -66,36 +65,40 @@ class RandomAgent(Agent):
         if seed is not None:
             self.rng = np.random.default_rng(seed)
 
+
+class RandomAgent(SeededAgent):
+    """Uniformly random legal moves."""
+
+    spec = "random"
+
     def act(self, turn: Turn) -> int:
         legal = turn.legal_actions()
         return legal[int(self.rng.integers(len(legal)))]
 
 
-class SwitchedBot(Agent):
+class SwitchedBot(SeededAgent):
     """Base of the rule-based bots whose ideas (the seeds' tips) are on/off switches.
 
-    `set_switches` checks the keyword switches a constructor received, keeps them in
-    ``options`` and as attributes, names the bot by its spec string
-    (``heuristic:-name,…`` for each switch that is off) and seeds the tie-break
-    generator ``rng``, which `reset` reseeds.
+    A bot names its switches in ``SWITCHES``; each is a keyword option, True unless
+    given. The constructor checks them, keeps them in ``options`` and as attributes,
+    names the bot by its spec string (``heuristic:-name,…`` for each switch that is
+    off) and seeds the tie-break generator ``rng``, which `reset` reseeds.
     """
 
     spec = "heuristic"
     #: the game's name in error messages
     game_title = ""
+    #: the switches (the seed's tips) in order
+    SWITCHES: tuple[str, ...] = ()
 
-    def set_switches(
-        self,
-        seed: int | None,
-        switches: Mapping[str, Any],
-        unknown: Mapping[str, Any],
-        valid: Sequence[str],
-    ) -> None:
+    def __init__(self, seed: int | None = None, **switches: Any):
+        unknown = sorted(set(switches) - set(self.SWITCHES))
         if unknown:
             raise ValueError(
-                f"unknown {self.game_title} heuristic option(s) {sorted(unknown)}; "
-                f"valid options: {', '.join(valid)}"
+                f"unknown {self.game_title} heuristic option(s) {unknown}; "
+                f"valid options: {', '.join(self.SWITCHES)}"
             )
+        switches = {name: switches.get(name, True) for name in self.SWITCHES}
         for name, value in switches.items():
             if not isinstance(value, bool | np.bool_):
                 raise ValueError(f"option {name} must be True or False, got {value!r}")
@@ -104,11 +107,18 @@ class SwitchedBot(Agent):
             setattr(self, name, on)
         off = [name for name, on in self.options.items() if not on]
         self.spec = "heuristic" + (":" + ",".join("-" + n for n in off) if off else "")
-        self.rng = np.random.default_rng(seed)
+        super().__init__(seed)
 
-    def reset(self, seed: int | None = None) -> None:
-        if seed is not None:
-            self.rng = np.random.default_rng(seed)
+    def act(self, turn: Turn) -> int:
+        """The only legal action, else the bot's `choose`."""
+        legal = turn.legal_actions()
+        if len(legal) == 1:
+            return legal[0]
+        return self.choose(turn, legal)
+
+    @abstractmethod
+    def choose(self, turn: Turn, legal: list[int]) -> int:
+        """The action among ``legal`` (two or more, sorted) to take at ``turn``."""
 
 
 class EndgameAgent(Agent):

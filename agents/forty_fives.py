@@ -203,32 +203,10 @@ class FortyFivesHeuristic(SwitchedBot):
     """
 
     game_title = "Forty-Fives"
-
-    def __init__(
-        self,
-        seed: int | None = None,
-        *,
-        know_order: bool = True,
-        hold_top_trumps: bool = True,
-        play_for_bonus: bool = True,
-        **unknown: Any,
-    ):
-        self.set_switches(
-            seed,
-            {
-                "know_order": know_order,
-                "hold_top_trumps": hold_top_trumps,
-                "play_for_bonus": play_for_bonus,
-            },
-            unknown,
-            TIPS,
-        )
+    SWITCHES = tuple(TIPS)
 
     # --- dispatch ---------------------------------------------------------------------
-    def act(self, turn: Turn) -> int:
-        legal = turn.legal_actions()
-        if len(legal) == 1:
-            return legal[0]
+    def choose(self, turn: Turn, legal: list[int]) -> int:
         view = _View(turn.game, turn.state, turn.seat, self.know_order)
         phase = view.phase
         if phase == Phase.PLAY:

@@ -22,7 +22,7 @@ from typing import Any
 
 from ..envs.fuenfzehn_tot.rules import LIMIT, ROLL, STAND, Phase
 from .base import Agent, Turn
-from .fuenfzehn_tot_solver import solve_turn
+from .fuenfzehn_tot_solver import TurnSolution, solve_turn
 
 FIRST_STAND = 11  # "Dreimal 3,5 wäre 10,5": the -lookahead first player's mark
 
@@ -71,7 +71,9 @@ class OptimalAgent(Agent):
         self.lookahead = bool(lookahead)
         self.spec = "optimal" if self.lookahead else "heuristic:-lookahead"
 
-    def act(self, turn: Turn) -> int:
+    def solution(self, turn: Turn) -> TurnSolution | None:
+        """The solved turn this agent decides by; None where ``-lookahead`` plays the
+        first standing total of a round by the seed's mark instead."""
         game, state = turn.game, turn.state
         half = 1 if state.phase == Phase.HALF1 else 2
         before = state.order[: state.pos]
@@ -79,9 +81,9 @@ class OptimalAgent(Agent):
         after = len(state.order) - state.pos - 1
         if not self.lookahead and after:
             if all(t is None for t in standing):
-                return _choose(turn, state.total >= FIRST_STAND)
+                return None
             after = 0
-        solution = solve_turn(
+        return solve_turn(
             half,
             standing,
             after,
@@ -90,6 +92,12 @@ class OptimalAgent(Agent):
             rule1=game.rule1,
             rule2=game.rule2,
         )
+
+    def act(self, turn: Turn) -> int:
+        state = turn.state
+        solution = self.solution(turn)
+        if solution is None:
+            return _choose(turn, state.total >= FIRST_STAND)
         return _choose(turn, solution.decision(state.total, state.rolls) == "stand")
 
 

@@ -81,34 +81,9 @@ class FuenfzehnernHeuristic(SwitchedBot):
     """
 
     game_title = "Fünfzehnern"
+    SWITCHES = tuple(OPTIONS)
 
-    def __init__(
-        self,
-        seed: int | None = None,
-        *,
-        win_rich_tricks: bool = True,
-        unload_losers: bool = True,
-        use_zwang: bool = True,
-        cash_unbeatable: bool = True,
-        **unknown: Any,
-    ):
-        self.set_switches(
-            seed,
-            {
-                "win_rich_tricks": win_rich_tricks,
-                "unload_losers": unload_losers,
-                "use_zwang": use_zwang,
-                "cash_unbeatable": cash_unbeatable,
-            },
-            unknown,
-            OPTIONS,
-        )
-
-    def act(self, turn: Turn) -> int:
-        """The action to take (an id in the turn's mask)."""
-        legal = turn.legal_actions()
-        if len(legal) == 1:
-            return legal[0]
+    def choose(self, turn: Turn, legal: list[int]) -> int:
         game: Fuenfzehnern = turn.game
         state = turn.state
         hand = state.hands[turn.seat]

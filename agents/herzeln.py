@@ -157,42 +157,17 @@ class HerzelnHeuristic(SwitchedBot):
     """
 
     game_title = "Herzeln"
+    SWITCHES = tuple(OPTIONS)
 
     def __init__(
-        self,
-        seed: int | None = None,
-        *,
-        duck: bool = True,
-        dump: bool = True,
-        grab_tricks: bool = True,
-        last_trick: bool = True,
-        domino_block: bool = True,
-        domino_lookahead: bool = True,
-        rollouts: int = ROLLOUTS,
-        **unknown: Any,
+        self, seed: int | None = None, *, rollouts: int = ROLLOUTS, **switches: Any
     ):
-        self.set_switches(
-            seed,
-            {
-                "duck": duck,
-                "dump": dump,
-                "grab_tricks": grab_tricks,
-                "last_trick": last_trick,
-                "domino_block": domino_block,
-                "domino_lookahead": domino_lookahead,
-            },
-            unknown,
-            OPTIONS,
-        )
+        super().__init__(seed, **switches)
         if isinstance(rollouts, bool) or not isinstance(rollouts, int) or rollouts < 1:
             raise ValueError(f"rollouts must be a positive integer, got {rollouts!r}")
         self.rollouts = rollouts
 
-    def act(self, turn: Turn) -> int:
-        """The action to take (an id in the turn's mask)."""
-        legal = turn.legal_actions()
-        if len(legal) == 1:
-            return legal[0]
+    def choose(self, turn: Turn, legal: list[int]) -> int:
         view = _View(turn.game, turn.state, turn.seat)
         if view.contract == DOMINO:
             return self._domino(view, turn.state, legal)

@@ -203,6 +203,22 @@ def _mask_in_info(obs: Any, info: dict) -> np.ndarray:
     return info["action_mask"]  # shimmy puts the mask in the infos
 
 
+class _Budget:
+    """A row's CPU-time budget, reporting progress every 0.1 s between games."""
+
+    def __init__(self, seconds: float, progress: Callable[[float], None] | None):
+        self.seconds, self.progress = seconds, progress
+        self.start = self.last_report = time.process_time()
+
+    def spent(self) -> float | None:
+        """After a game: the CPU seconds used once the budget is, else None."""
+        now = time.process_time()
+        if self.progress is not None and now - self.last_report > 0.1:
+            self.progress(now - self.last_report)
+            self.last_report = now
+        return now - self.start if now - self.start >= self.seconds else None
+
+
 def play_games(
     env: AECEnv,
     seconds: float,
@@ -215,7 +231,7 @@ def play_games(
     pick = random.Random(seed)
     steps = games = 0
     env.reset(seed=seed)  # seed once; later resets continue the env's generator
-    start = last_report = time.process_time()
+    budget = _Budget(seconds, progress)
     while True:
         for _agent in env.agent_iter():
             obs, _reward, termination, truncation, info = env.last()
@@ -227,12 +243,8 @@ def play_games(
             env.step(action)
             steps += 1
         games += 1
-        now = time.process_time()
-        if progress is not None and now - last_report > 0.1:
-            progress(now - last_report)
-            last_report = now
-        if now - start >= seconds:
-            return steps, games, now - start
+        if (spent := budget.spent()) is not None:
+            return steps, games, spent
         env.reset()
 
 
@@ -247,7 +259,7 @@ def play_engine(
     pick = random.Random(seed)
     rng = np.random.default_rng(seed)
     actions = games = 0
-    start = last_report = time.process_time()
+    budget = _Budget(seconds, progress)
     while True:
         state = game.new_state()
         while True:
@@ -263,12 +275,8 @@ def play_engine(
                 game.apply(state, legal[pick.randrange(len(legal))])
                 actions += 1
         games += 1
-        now = time.process_time()
-        if progress is not None and now - last_report > 0.1:
-            progress(now - last_report)
-            last_report = now
-        if now - start >= seconds:
-            return actions, games, now - start
+        if (spent := budget.spent()) is not None:
+            return actions, games, spent
 
 
 def _floor_env() -> AECEnv:

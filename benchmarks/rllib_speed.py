@@ -32,6 +32,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from _common import config_summary
+
 OFF = [
     "eval_every=1000000000",
     "checkpoint_every=1000000000",
@@ -64,13 +66,7 @@ def measure(
     config.total_timesteps = steps + rollout
     options = {"num_env_runners": num_env_runners} if backend == "rllib" else {}
     backends.check_options(backend, config, options)
-    pool = OpponentPool(
-        config.env,
-        dict(config.opponents),
-        seed=config.seed,
-        env_options=config.env_options,
-        max_snapshots=config.max_snapshots,
-    )
+    pool = OpponentPool.of_config(config)
     with tempfile.TemporaryDirectory() as run_dir:
         t0 = time.perf_counter()
         learner = backends.make(
@@ -113,14 +109,7 @@ def measure(
         "steps_per_s": n / seconds,
         "startup_s": round(startup, 1),
         "rollout": rollout,
-        "config": {
-            "n_envs": config.n_envs,
-            "n_steps": config.n_steps,
-            "net_arch": list(config.net_arch),
-            "n_epochs": config.n_epochs,
-            "batch_size": config.batch_size,
-            "opponents": dict(config.opponents),
-        },
+        "config": config_summary(config),
     }
     if backend == "sb3":
         # SB3 samples in collect and learns in update, in this process

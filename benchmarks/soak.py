@@ -37,33 +37,10 @@ import sys
 from typing import Any
 
 from parlour import envs
+from parlour.cli.common import _int_at_least, positive_int
 from parlour.envs.core.soak import soak
 
-
-def _count(text: str) -> int:
-    """A positive integer argument."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected a positive integer, got {text!r}"
-        ) from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
-    return value
-
-
-def _seed(text: str) -> int:
-    """A non-negative integer argument."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected an integer >= 0, got {text!r}"
-        ) from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {value}")
-    return value
+_seed = _int_at_least(0, "an integer >= 0")  # the message the soak tests expect
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -76,7 +53,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "env", metavar="ENV", help=f"env name: {', '.join(envs.names())}"
     )
     parser.add_argument(
-        "--games", type=_count, default=1000, help="games per variant (default 1000)"
+        "--games",
+        type=positive_int,
+        default=1000,
+        help="games per variant (default 1000)",
     )
     parser.add_argument("--seed", type=_seed, default=0, help="soak seed (default 0)")
     parser.add_argument(

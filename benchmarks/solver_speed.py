@@ -39,7 +39,7 @@ import numpy as np
 from parlour.agents.base import Turn
 from parlour.agents.german_whist import GermanWhistHeuristic
 from parlour.agents.solver import german_whist as sg
-from parlour.envs.core.engine import CHANCE
+from parlour.envs.core.engine import TERMINAL
 from parlour.envs.german_whist.rules import GermanWhist
 
 TARGET_SOLVE = 1.0  # seconds, mean, German stage-2 start
@@ -68,11 +68,7 @@ def heuristic_games(
         ]
         st = game.new_state()
         while True:
-            p = game.current_player(st)
-            if p == CHANCE:
-                for a in game.sample_chance(st, rng):
-                    game.apply(st, a)
-                continue
+            p = game.advance_chance(st, rng)
             if st.stage == 2:
                 starts.append(st)
                 break
@@ -90,6 +86,34 @@ def random_starts(variant: str, count: int, seed: int) -> tuple[GermanWhist, lis
     ]
 
 
+def _solve_stats(times: list[float], nodes: list[int]) -> dict[str, Any]:
+    """The summary of timed exact solves: CPU seconds (mean, p95, max) and nodes."""
+    return {
+        "positions": len(times),
+        "mean_s": float(np.mean(times)),
+        "p95_s": float(np.percentile(times, 95)),
+        "max_s": float(np.max(times)),
+        "mean_nodes": float(np.mean(nodes)),
+    }
+
+
+def _decision_stats(bot: Any, samples: int, positions: list) -> dict[str, Any]:
+    """CPU seconds of one decision of ``bot`` (``pimc:samples``) at each ``(game,
+    state)`` of ``positions``, summarised."""
+    times = []
+    for game, st in positions:
+        t0 = time.process_time()
+        bot.act(turn(game, st, st.to_play))
+        times.append(time.process_time() - t0)
+    return {
+        "samples": samples,
+        "decisions": len(times),
+        "per_s": len(times) / sum(times),
+        "mean_s": float(np.mean(times)),
+        "p95_s": float(np.percentile(times, 95)),
+    }
+
+
 def time_solves(game: GermanWhist, states: list) -> dict[str, Any]:
     """CPU time to solve each stage-2 start with a fresh table: German, the win/loss of
     the seat to lead; Honeymoon, its most tricks."""
@@ -105,13 +129,7 @@ def time_solves(game: GermanWhist, states: list) -> dict[str, Any]:
             ps.can_take(pos, pos.to_play, 7)
         times.append(time.process_time() - t0)
         nodes.append(solver.nodes)
-    return {
-        "positions": len(states),
-        "mean_s": float(np.mean(times)),
-        "p95_s": float(np.percentile(times, 95)),
-        "max_s": float(np.max(times)),
-        "mean_nodes": float(np.mean(nodes)),
-    }
+    return _solve_stats(times, nodes)
 
 
 def time_pimc(
@@ -125,18 +143,7 @@ def time_pimc(
     warm, timed = states[:3], states[3:]
     for st in warm:
         bot.act(turn(game, st, st.to_play))
-    times = []
-    for st in timed:
-        t0 = time.process_time()
-        bot.act(turn(game, st, st.to_play))
-        times.append(time.process_time() - t0)
-    return {
-        "samples": samples,
-        "decisions": len(timed),
-        "per_s": len(times) / sum(times),
-        "mean_s": float(np.mean(times)),
-        "p95_s": float(np.percentile(times, 95)),
-    }
+    return _decision_stats(bot, samples, [(game, st) for st in timed])
 
 
 # --- Forty-Fives, Fünfzehnern, Herzeln ------------------------------------------------
@@ -215,13 +222,9 @@ def heuristic_positions(
         st = game.new_state()
         i += 1
         while len(out) < count:
-            p = game.current_player(st)
-            if p < 0 and p != CHANCE:
+            p = game.advance_chance(st, rng)
+            if p == TERMINAL:
                 break
-            if p == CHANCE:
-                for a in game.sample_chance(st, rng):
-                    game.apply(st, a)
-                continue
             trick_play = st.phase.name in ("PLAY", "TRICKS")
             size = st.hands[p].bit_count()
             if trick_play and cards is not None and size == cards and not st.trick:
@@ -251,13 +254,7 @@ def time_trick_solves(name: str, positions: list) -> dict[str, Any]:
         solver.value(st.leader, [], ext)
         times.append(time.process_time() - t0)
         nodes.append(solver.nodes)
-    return {
-        "positions": len(positions),
-        "mean_s": float(np.mean(times)),
-        "p95_s": float(np.percentile(times, 95)),
-        "max_s": float(np.max(times)),
-        "mean_nodes": float(np.mean(nodes)),
-    }
+    return _solve_stats(times, nodes)
 
 
 def time_trick_pimc(
@@ -268,18 +265,7 @@ def time_trick_pimc(
     from parlour import agents
 
     bot = agents.make(f"pimc:{samples}", ENV_OF[name][0], seed=seed)
-    times = []
-    for game, st in positions:
-        t0 = time.process_time()
-        bot.act(turn(game, st, st.to_play))
-        times.append(time.process_time() - t0)
-    return {
-        "samples": samples,
-        "decisions": len(times),
-        "per_s": len(times) / sum(times),
-        "mean_s": float(np.mean(times)),
-        "p95_s": float(np.percentile(times, 95)),
-    }
+    return _decision_stats(bot, samples, positions)
 
 
 def trick_game_rows(name: str, args: argparse.Namespace, report: dict) -> None:

@@ -36,6 +36,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from _common import config_summary
+
 OFF = [
     "eval_every=1000000000",
     "checkpoint_every=1000000000",
@@ -91,12 +93,7 @@ def _run(config, backend: str, profile: bool) -> dict:
         "steps_per_cpu_s": round(result.steps / cpu),
         "load_before": round(load, 2),
         "load_after": round(os.getloadavg()[0], 2),
-        "n_envs": config.n_envs,
-        "n_steps": config.n_steps,
-        "net_arch": list(config.net_arch),
-        "n_epochs": config.n_epochs,
-        "batch_size": config.batch_size,
-        "opponents": dict(config.opponents),
+        **config_summary(config),
     }
     if profiler is not None:
         _print_profile(profiler)

@@ -56,3 +56,22 @@ def repo_files() -> list[str]:
         check=True,
     ).stdout.splitlines()
     return [rel for rel in listed if (root / rel).is_file()]
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    """A Ray of the test module's own with 2 CPUs (never an existing cluster), shut
+    down after the module; the RLlib backend and adapters use the running one."""
+    import ray
+    import torch
+
+    torch.set_num_threads(1)
+    ray.init(
+        address="local",
+        num_cpus=2,
+        include_dashboard=False,
+        log_to_driver=False,
+        configure_logging=False,
+    )
+    yield
+    ray.shutdown()

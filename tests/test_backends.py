@@ -3,13 +3,12 @@ must implement, checked against the one that exists."""
 
 from __future__ import annotations
 
+import importlib
 import inspect
 
 import pytest
 
 from parlour.training import backends
-from parlour.training.backends.rllib import RLlibBackend
-from parlour.training.backends.sb3 import SB3Backend
 from parlour.training.train import config_from_dict, train
 
 
@@ -21,8 +20,12 @@ def _members(cls: type) -> dict[str, object]:
     }
 
 
-@pytest.mark.parametrize("backend", [SB3Backend, RLlibBackend])
-def test_backend_implements_every_method_of_the_protocol(backend: type):
+@pytest.mark.parametrize("name", sorted(backends.BACKENDS))
+def test_backend_implements_every_method_of_the_protocol(name: str):
+    """Every registered backend (sb3, batch, rllib) has the protocol's methods with its
+    signatures."""
+    module, _, cls = backends.BACKENDS[name].partition(":")
+    backend = getattr(importlib.import_module(module), cls)
     wanted = _members(backends.Backend)
     assert {"collect", "update", "export_weights", "restore", "steps"} <= set(wanted)
     for name, member in wanted.items():

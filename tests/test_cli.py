@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import pytest
+from helpers import TINY_TRAINING
 
 import parlour
 from parlour.cli import main
@@ -20,26 +21,8 @@ def test_list(capsys):
 
 def test_arena_prints_table_and_json(tmp_path, capsys):
     path = tmp_path / "r.json"
-    assert (
-        main(
-            [
-                "arena",
-                "german_whist_v0",
-                "--agents",
-                "heuristic",
-                "random",
-                "--games",
-                "10",
-                "--duplicate",
-                "--seed",
-                "3",
-                "--quiet",
-                "--json",
-                str(path),
-            ]
-        )
-        == 0
-    )
+    argv = "arena german_whist_v0 --agents heuristic random --games 10 --duplicate"
+    assert main([*argv.split(), "--seed", "3", "--quiet", "--json", str(path)]) == 0
     out = capsys.readouterr().out
     assert "win rate" in out and "paired margin" in out
     data = json.loads(path.read_text())
@@ -54,49 +37,19 @@ def test_arena_prints_table_and_json(tmp_path, capsys):
         (["arena", "nope_v0", "--agents", "random", "random"], "unknown env"),
         (["arena", "german_whist_v0", "--agents", "random", "bogus"], "unknown agent"),
         (
-            [
-                "arena",
-                "german_whist_v0",
-                "--agents",
-                "random",
-                "random",
-                "-o",
-                "variant=x",
-            ],
+            "arena german_whist_v0 --agents random random -o variant=x".split(),
             "variant must be one of",
         ),
         (
-            [
-                "arena",
-                "german_whist_v0",
-                "--agents",
-                "random",
-                "random",
-                "-o",
-                "colour=red",
-            ],
+            "arena german_whist_v0 --agents random random -o colour=red".split(),
             "bad options",
         ),
         (
-            [
-                "arena",
-                "german_whist_v0",
-                "--agents",
-                "random",
-                "random",
-                "-o",
-                "novalue",
-            ],
+            "arena german_whist_v0 --agents random random -o novalue".split(),
             "KEY=VALUE",
         ),
         (
-            [
-                "arena",
-                "german_whist_v0",
-                "--agents",
-                "heuristic:-no_such_tip",
-                "random",
-            ],
+            "arena german_whist_v0 --agents heuristic:-no_such_tip random".split(),
             "no_such_tip",
         ),
         (["play", "german_whist_v0", "--seat", "5"], "--seat"),
@@ -188,23 +141,8 @@ def test_play_rejects_illegal_card_then_quits(monkeypatch, capsys):
 
 def test_demo_smoke(tmp_path, capsys):
     run = tmp_path / "demo"
-    assert (
-        main(
-            [
-                "demo",
-                "--steps",
-                "256",
-                "--eval-games",
-                "4",
-                "--teacher-games",
-                "3",
-                "--quiet",
-                "--run-dir",
-                str(run),
-            ]
-        )
-        == 0
-    )
+    argv = "demo --steps 256 --eval-games 4 --teacher-games 3 --quiet --run-dir"
+    assert main([*argv.split(), str(run)]) == 0
     out = capsys.readouterr().out
     assert "checkpoint:" in out and "learning curve:" in out
     assert "imitation of the heuristic bot over 3 games" in out
@@ -243,19 +181,11 @@ def tiny_run(tmp_path_factory):
 
     config = config_from_dict(
         {
-            "env": "german_whist_v0",
-            "total_timesteps": 256,
-            "n_envs": 2,
-            "n_steps": 64,
-            "batch_size": 64,
-            "n_epochs": 1,
-            "net_arch": [16, 16],
+            **TINY_TRAINING,
             "opponents": {"random": 1.0},
+            "snapshot_every": 20_000,  # the default: no self-play here
             "checkpoint_every": 256,
             "eval_every": 256,
-            "eval_games": 2,
-            "eval_opponents": ["random"],
-            "tensorboard": False,
         }
     )
     return train(config, run_dir=tmp_path_factory.mktemp("run"), progress=False)

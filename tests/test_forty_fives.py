@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import copy
 from collections import deque
+from itertools import pairwise
 
 import numpy as np
 import pytest
+from helpers import hands_of
 
 from parlour import envs
 from parlour.envs.core.cards import FRENCH_52 as DECK
@@ -99,6 +101,13 @@ def env_table(deal, **options):
     return env
 
 
+def duel(hand0: str, hand1: str, turned: str = "9S", **options) -> Table:
+    """A two-player table from hands written as card names: player_1 deals (so
+    player_0 leads) and ``turned`` is the turned card."""
+    deal = full_deal([hand0.split(), hand1.split()], [turned], dealer=1)
+    return Table(deal, players=2, **options)
+
+
 def cards_of(order: str, suit: str) -> list[str]:
     return [r if r == "AH" else r + suit for r in order.split()]
 
@@ -115,13 +124,25 @@ def _filler(exclude: set[str], suits: str, k: int) -> list[str]:
     return out[:k]
 
 
-TRUMP_PAIRS = [
-    (t, hi, lo)
-    for t in "SHDC"
-    for hi, lo in zip(
-        cards_of(TRUMP_ORDER[t], t), cards_of(TRUMP_ORDER[t], t)[1:], strict=False
-    )
-]
+def assert_higher_wins(hi, lo, lead_high, fill, turned):
+    """Two players, ``hi`` and ``lo`` each with four cards of ``fill``, player_0
+    leading one of them (``hi`` if ``lead_high``) and player_1 answering with the
+    other, ``turned`` naming trumps: ``hi`` takes the trick."""
+    first, second = (hi, lo) if lead_high else (lo, hi)
+    deal = full_deal([[first, *fill[:4]], [second, *fill[4:]]], [turned], dealer=1)
+    t = Table(deal, players=2)
+    assert t.to_play == 0
+    t.play(first, second)
+    winner = 0 if lead_high else 1
+    assert t.state.tricks_won == [winner == 0, winner == 1]
+
+
+def adjacent_pairs(orders: dict[str, str]) -> list[tuple[str, str, str]]:
+    """``(suit, higher, lower)`` for each two neighbours in each suit's ``orders``."""
+    return [(s, hi, lo) for s in "SHDC" for hi, lo in pairwise(cards_of(orders[s], s))]
+
+
+TRUMP_PAIRS = adjacent_pairs(TRUMP_ORDER)
 
 
 @pytest.mark.parametrize("trump,hi,lo", TRUMP_PAIRS)
@@ -133,14 +154,7 @@ def test_trump_order(trump, hi, lo, lead_high):
     order = cards_of(TRUMP_ORDER[trump], trump)
     turned = next(c for c in reversed(order) if c not in (hi, lo) and c[0] != "A")
     others = "".join(s for s in "SHDC" if s != trump)
-    fill = _filler({hi, lo}, others, 8)
-    first, second = (hi, lo) if lead_high else (lo, hi)
-    deal = full_deal([[first, *fill[:4]], [second, *fill[4:]]], [turned], dealer=1)
-    t = Table(deal, players=2)
-    assert t.to_play == 0
-    t.play(first, second)
-    winner = 0 if lead_high else 1
-    assert t.state.tricks_won == [winner == 0, winner == 1]
+    assert_higher_wins(hi, lo, lead_high, _filler({hi, lo}, others, 8), turned)
 
 
 def test_trump_counts():
@@ -150,13 +164,7 @@ def test_trump_counts():
         assert order.split()[:3] == ["5", "J", "AH"]
 
 
-PLAIN_PAIRS = [
-    (s, hi, lo)
-    for s in "SHDC"
-    for hi, lo in zip(
-        cards_of(PLAIN_ORDER[s], s), cards_of(PLAIN_ORDER[s], s)[1:], strict=False
-    )
-]
+PLAIN_PAIRS = adjacent_pairs(PLAIN_ORDER)
 
 
 @pytest.mark.parametrize("suit,hi,lo", PLAIN_PAIRS)
@@ -166,13 +174,7 @@ def test_plain_order(suit, hi, lo, lead_high):
     10"; "liegt kein Trumpf, gewinnt die höchste Karte der ausgespielten Farbe"."""
     trump = "C" if suit != "C" else "S"
     third = next(s for s in "SHDC" if s not in (suit, trump))
-    fill = _filler({hi, lo}, third, 8)
-    first, second = (hi, lo) if lead_high else (lo, hi)
-    deal = full_deal([[first, *fill[:4]], [second, *fill[4:]]], ["2" + trump], dealer=1)
-    t = Table(deal, players=2)
-    t.play(first, second)
-    winner = 0 if lead_high else 1
-    assert t.state.tricks_won == [winner == 0, winner == 1]
+    assert_higher_wins(hi, lo, lead_high, _filler({hi, lo}, third, 8), "2" + trump)
 
 
 def test_plain_hearts_have_twelve_cards_and_ace_of_diamonds_is_lowest():
@@ -185,12 +187,7 @@ def test_plain_hearts_have_twelve_cards_and_ace_of_diamonds_is_lowest():
 def test_off_suit_plain_card_cannot_win():
     """ "liegt kein Trumpf, gewinnt die höchste Karte der ausgespielten Farbe": a king
     of another plain suit loses to the 2 led."""
-    deal = full_deal(
-        [["2H", "3C", "4C", "5C", "6C"], ["KD", "QD", "JD", "10D", "9D"]],
-        ["2S"],
-        dealer=1,
-    )
-    t = Table(deal, players=2)
+    t = duel("2H 3C 4C 5C 6C", "KD QD JD 10D 9D", turned="2S")
     t.play("2H", "KD")
     assert t.state.tricks_won == [1, 0]
 
@@ -199,12 +196,7 @@ def test_off_suit_plain_card_cannot_win():
 def test_ace_of_hearts_lead_is_a_trump_lead():
     """rules-notes §1.3: "Leading the A♥ is a trump lead": with spades trumps a player
     holding a low spade and a heart must play the spade."""
-    deal = full_deal(
-        [["AH", "3C", "4C", "5C", "6C"], ["2S", "KH", "QH", "7D", "8D"]],
-        ["9S"],
-        dealer=1,
-    )
-    t = Table(deal, players=2)
+    t = duel("AH 3C 4C 5C 6C", "2S KH QH 7D 8D")
     t.play("AH")
     assert t.legal() == ["2S"]
     t.play("2S")
@@ -215,12 +207,7 @@ def test_ace_of_hearts_lead_is_a_trump_lead():
 def test_ace_of_hearts_is_not_a_heart(void_must_trump):
     """rules-notes §1.3: "When hearts are led and hearts are not trumps, holding the A♥
     does not count as holding a heart": the holder is void in hearts."""
-    deal = full_deal(
-        [["2H", "3C", "4C", "5C", "6C"], ["AH", "7D", "8D", "9D", "10D"]],
-        ["9S"],
-        dealer=1,
-    )
-    t = Table(deal, players=2, void_must_trump=void_must_trump)
+    t = duel("2H 3C 4C 5C 6C", "AH 7D 8D 9D 10D", void_must_trump=void_must_trump)
     t.play("2H")
     if void_must_trump:
         assert t.legal() == ["AH"]  # void: must trump, and the A♥ is a trump
@@ -230,12 +217,7 @@ def test_ace_of_hearts_is_not_a_heart(void_must_trump):
 
 def test_ace_of_hearts_trumps_a_heart_lead():
     """The A♥ played to a plain heart lead is a trump and wins it."""
-    deal = full_deal(
-        [["KH", "3C", "4C", "5C", "6C"], ["AH", "2H", "8D", "9D", "10D"]],
-        ["9S"],
-        dealer=1,
-    )
-    t = Table(deal, players=2)
+    t = duel("KH 3C 4C 5C 6C", "AH 2H 8D 9D 10D")
     t.play("KH")
     assert set(t.legal()) == {"AH", "2H"}  # follow, or trump with the A♥
     t.play("AH")
@@ -246,12 +228,7 @@ def test_ace_of_hearts_trumps_a_heart_lead():
 def test_plain_lead_follow_or_trump():
     """ "Du musst bedienen … oder trumpfen – stechen ist immer erlaubt, auch wenn du
     bedienen könntest.\""""
-    deal = full_deal(
-        [["7D", "3C", "4C", "5C", "6C"], ["9D", "2S", "KH", "QH", "JH"]],
-        ["9S"],
-        dealer=1,
-    )
-    t = Table(deal, players=2)
+    t = duel("7D 3C 4C 5C 6C", "9D 2S KH QH JH")
     t.play("7D")
     assert set(t.legal()) == {"9D", "2S"}
 
@@ -261,12 +238,7 @@ def test_void_in_led_suit(void_must_trump):
     """[SEED≠STD] "Nur wenn du beides nicht kannst, darfst du eine beliebige Karte
     legen": a void player holding a trump must trump (void_must_trump=True, the seed);
     the standard rule (False) lets him play any card."""
-    deal = full_deal(
-        [["7D", "3C", "4C", "5C", "6C"], ["JS", "KH", "QH", "JH", "10H"]],
-        ["9S"],
-        dealer=1,
-    )
-    t = Table(deal, players=2, void_must_trump=void_must_trump)
+    t = duel("7D 3C 4C 5C 6C", "JS KH QH JH 10H", void_must_trump=void_must_trump)
     t.play("7D")
     expect = {"JS"} if void_must_trump else {"JS", "KH", "QH", "JH", "10H"}
     assert set(t.legal()) == expect
@@ -274,12 +246,7 @@ def test_void_in_led_suit(void_must_trump):
 
 def test_void_without_trumps_plays_anything():
     """ "Nur wenn du beides nicht kannst, darfst du eine beliebige Karte legen.\""""
-    deal = full_deal(
-        [["7D", "3C", "4C", "5C", "6C"], ["KH", "QH", "JH", "10H", "9H"]],
-        ["9S"],
-        dealer=1,
-    )
-    t = Table(deal, players=2)
+    t = duel("7D 3C 4C 5C 6C", "KH QH JH 10H 9H")
     t.play("7D")
     assert set(t.legal()) == {"KH", "QH", "JH", "10H", "9H"}
 
@@ -368,12 +335,9 @@ def test_renege_does_not_apply_to_plain_leads():
 def test_seed_rob_example():
     """ "Aufgedeckt ist die 9♣. Ben hat das A♣. Vor seiner ersten Karte legt er seine 3♦
     verdeckt unter den Stapel und nimmt die 9♣ auf die Hand.\""""
-    hands = [
-        ["2H", "3H", "4H", "6H", "7H"],
-        ["AC", "3D", "KH", "QH", "JH"],
-        ["2D", "4D", "5D", "6D", "7D"],
-        ["8D", "9D", "10D", "JD", "QD"],
-    ]
+    hands = hands_of(
+        "2H 3H 4H 6H 7H | AC 3D KH QH JH | 2D 4D 5D 6D 7D | 8D 9D 10D JD QD"
+    )
     t = Table(full_deal(hands, ["9C"], dealer=0), players=4)
     assert t.state.phase == Phase.PLAY and t.to_play == 1  # Ben leads, may rob first
     robs = {"rob:AC", "rob:3D", "rob:KH", "rob:QH", "rob:JH"}
@@ -388,12 +352,9 @@ def test_playing_the_first_card_declines_the_rob():
     """ "Geraubt wird, bevor du deine erste Karte spielst – sonst ist das Recht
     verfallen": a robber who plays his first card has declined; there is no separate
     decline (``norob`` is never legal), and nothing is offered again."""
-    hands = [
-        ["2H", "3H", "4H", "6H", "7H"],
-        ["AC", "3D", "KH", "QH", "JH"],
-        ["2D", "4D", "5D", "6D", "7D"],
-        ["8D", "9D", "10D", "JD", "QD"],
-    ]
+    hands = hands_of(
+        "2H 3H 4H 6H 7H | AC 3D KH QH JH | 2D 4D 5D 6D 7D | 8D 9D 10D JD QD"
+    )
     t = Table(full_deal(hands, ["9C"], dealer=0), players=4)
     with pytest.raises(IllegalActionError, match="playing your first card"):
         t.act("norob")
@@ -420,12 +381,9 @@ def test_rob_at_first_turn_not_leading():
     """ "Geraubt wird, bevor du deine erste Karte spielst – sonst ist das Recht
     verfallen": [ENGINE CHOICE] the decision comes at the holder's first turn in trick
     1; after it no rob is offered again."""
-    hands = [
-        ["2H", "3H", "4H", "6H", "7H"],
-        ["8H", "9H", "10H", "JH", "QH"],
-        ["AC", "4D", "5D", "6D", "7D"],
-        ["8D", "9D", "10D", "JD", "QD"],
-    ]
+    hands = hands_of(
+        "2H 3H 4H 6H 7H | 8H 9H 10H JH QH | AC 4D 5D 6D 7D | 8D 9D 10D JD QD"
+    )
     t = Table(full_deal(hands, ["9C"], dealer=0), players=4)
     assert t.state.phase == Phase.PLAY and t.to_play == 1
     assert set(t.legal()) == {"8H", "9H", "10H", "JH", "QH"}  # no rob for player_1
@@ -442,12 +400,9 @@ def test_rob_at_first_turn_not_leading():
 def test_dealer_robs_a_turned_ace():
     """ "Ist die aufgedeckte Karte selbst ein Ass, darf der Geber sie auf dieselbe Weise
     rauben.\""""
-    hands = [
-        ["2H", "3H", "4H", "6H", "7H"],
-        ["8H", "9H", "10H", "JH", "QH"],
-        ["2D", "4D", "5D", "6D", "7D"],
-        ["8D", "9D", "10D", "JD", "QD"],
-    ]
+    hands = hands_of(
+        "2H 3H 4H 6H 7H | 8H 9H 10H JH QH | 2D 4D 5D 6D 7D | 8D 9D 10D JD QD"
+    )
     t = Table(full_deal(hands, ["AS"], dealer=3), players=4)
     t.play("2H", "8H", "2D")
     assert t.to_play == 3 and "rob:QD" in t.legal()
@@ -532,12 +487,9 @@ def test_partners_share_trick_points():
 def test_deal_without_trumps_is_worth_25():
     """ "Legt im ganzen Spiel niemand einen Trumpf, gibt es keinen Bonus und nur 25
     Punkte.\""""
-    hands = [
-        ["KH", "QH", "JH", "10H", "9H"],
-        ["KD", "QD", "JD", "10D", "9D"],
-        ["KC", "QC", "JC", "10C", "9C"],
-        ["8H", "8D", "8C", "7H", "7D"],
-    ]
+    hands = hands_of(
+        "KH QH JH 10H 9H | KD QD JD 10D 9D | KC QC JC 10C 9C | 8H 8D 8C 7H 7D"
+    )
     t = Table(full_deal(hands, ["2S"], dealer=3), players=4, episode="deal")
     while not t.game.is_terminal(t.state):
         t.act(t.legal()[0])
@@ -729,11 +681,7 @@ def test_deal_limit_ends_the_match():
 def test_deal_in_packets(packets, first):
     """ "jedem 5 Karten: erst 3, dann 2 (oder erst 2, dann 3)", clockwise from the
     dealer's left; the record lists the packets."""
-    hands = [
-        ["2H", "3H", "4H", "5H", "6H"],
-        ["2D", "3D", "4D", "5D", "6D"],
-        ["2C", "3C", "4C", "5C", "6C"],
-    ]
+    hands = hands_of("2H 3H 4H 5H 6H | 2D 3D 4D 5D 6D | 2C 3C 4C 5C 6C")
     t = Table(full_deal(hands, ["9S"], dealer=2), players=3, packets=packets)
     packets_dealt = t.game.packets_dealt(t.state)
     assert [p[0] for p in packets_dealt[:6]] == ["player_0", "player_1", "player_2"] * 2
@@ -753,12 +701,9 @@ def test_auction_kitty_dealt_after_first_round():
 
 def test_first_player_is_dealers_left():
     """ "Der linke Nachbar des Gebers spielt zum ersten Stich aus\""""
-    hands = [
-        ["2H", "3H", "4H", "5H", "6H"],
-        ["2D", "3D", "4D", "5D", "6D"],
-        ["2C", "3C", "4C", "5C", "6C"],
-        ["7H", "8H", "9H", "10H", "JH"],
-    ]
+    hands = hands_of(
+        "2H 3H 4H 5H 6H | 2D 3D 4D 5D 6D | 2C 3C 4C 5C 6C | 7H 8H 9H 10H JH"
+    )
     for dealer in range(4):
         t = Table(full_deal(hands, ["9S"], dealer=dealer), players=4)
         assert t.to_play == (dealer + 1) % 4
@@ -773,12 +718,9 @@ def test_dealer_rotates_left():
 
 # --- auction: bidding -----------------------------------------------------------------
 def auction4(**options):
-    hands = [
-        ["2H", "3H", "4H", "5H", "6H"],
-        ["2D", "3D", "4D", "5D", "6D"],
-        ["2C", "3C", "4C", "5C", "6C"],
-        ["7H", "8H", "9H", "10H", "JH"],
-    ]
+    hands = hands_of(
+        "2H 3H 4H 5H 6H | 2D 3D 4D 5D 6D | 2C 3C 4C 5C 6C | 7H 8H 9H 10H JH"
+    )
     deal = full_deal(hands, kitty=["KS", "QS", "JS"], dealer=0)
     return Table(deal, players=4, variant="auction", **options)
 
@@ -1041,27 +983,11 @@ def test_bidder_out_first(out_first, winner):
         target=25,
         bidder_out_first=out_first,
     )
-    t.act(
-        "bid:15",
-        "pass",
-        "trump:S",
-        "discard:7C",
-        "discard:8C",
-        "discard:9C",
-        "done",
-        "done",
-    )
+    t.act(*"bid:15 pass trump:S discard:7C discard:8C discard:9C done done".split())
     t.play("KH", "3H", "KD", "3D", "5S", "6C", "2H", "4H", "4D", "2D")
     assert t.state.scores == [20, 10]
     t.act(
-        "bid:15",
-        "pass",
-        "trump:S",
-        "discard:7C",
-        "discard:8C",
-        "discard:9C",
-        "done",
-        "done",
+        *"bid:15 pass trump:S discard:7C discard:8C discard:9C done done".split()
     )  # seat 1 bids and leads
     t.play("3H", "KH", "KD", "3D", "KC", "3C", "2H", "5S", "QC", "2D")
     assert t.state.scores == [35, 25] and t.game.is_terminal(t.state)
@@ -1078,12 +1004,9 @@ def _obs_all(env):
 def test_hidden_cards_do_not_change_observations():
     """Observations never reveal another player's hand or the stock: swapping a card
     between player 2's hand and the stock changes nobody else's observation."""
-    hands = [
-        ["2H", "3H", "4H", "5H", "6H"],
-        ["2D", "3D", "4D", "5D", "6D"],
-        ["2C", "3C", "4C", "5C", "6C"],
-        ["7H", "8H", "9H", "10H", "JH"],
-    ]
+    hands = hands_of(
+        "2H 3H 4H 5H 6H | 2D 3D 4D 5D 6D | 2C 3C 4C 5C 6C | 7H 8H 9H 10H JH"
+    )
     other = [h[:] for h in hands]
     other[2][4] = "KD"  # 6C goes to the stock instead
     a = env_table(full_deal(hands, ["9S"], dealer=3))
@@ -1100,12 +1023,9 @@ def test_hidden_cards_do_not_change_observations():
 def test_buried_card_hidden_robbed_card_public():
     """ "Die unerwünschte Karte kommt verdeckt unter den Stapel": nobody else sees the
     buried card; the robber is public (everyone saw the turned card taken)."""
-    hands = [
-        ["2H", "3H", "4H", "6H", "7H"],
-        ["AC", "3D", "KH", "QH", "JH"],
-        ["2D", "4D", "5D", "6D", "7D"],
-        ["8D", "9D", "10D", "JD", "QD"],
-    ]
+    hands = hands_of(
+        "2H 3H 4H 6H 7H | AC 3D KH QH JH | 2D 4D 5D 6D 7D | 8D 9D 10D JD QD"
+    )
     a = env_table(full_deal(hands, ["9C"], dealer=0))
     b = env_table(full_deal(hands, ["9C"], dealer=0))
     before = _obs_all(a)["player_0"]
@@ -1205,12 +1125,9 @@ def test_who_may_rob_stays_hidden(players, variant):
 def test_kitty_and_discards_hidden():
     """The kitty and every player's discards stay face down: other players' observations
     depend only on the counts."""
-    hands = [
-        ["2H", "3H", "4H", "5H", "6H"],
-        ["2D", "3D", "4D", "5D", "6D"],
-        ["2C", "3C", "4C", "5C", "6C"],
-        ["7H", "8H", "9H", "10H", "JH"],
-    ]
+    hands = hands_of(
+        "2H 3H 4H 5H 6H | 2D 3D 4D 5D 6D | 2C 3C 4C 5C 6C | 7H 8H 9H 10H JH"
+    )
     a = env_table(
         full_deal(hands, kitty=["KS", "QS", "JS"], dealer=0), variant="auction"
     )

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import hands_of
 
 from parlour import agents, envs
 from parlour.agents.base import Turn
 from parlour.agents.forty_fives import TIPS, FortyFivesHeuristic
 from parlour.envs.core.cards import FRENCH_52 as DECK
-from parlour.training.arena import run_arena
+from parlour.training.arena import play_game, run_arena
 
 ENV = "forty_fives_v0"
 
@@ -36,6 +37,13 @@ def start(deal, steps=(), **options):
     for name in steps:
         env.step(env.unwrapped.action_id(name))
     return env
+
+
+def start_auction(hands, steps=()):
+    """A two-player auction deal (player_1 deals, the kitty 8♣ 9♣ 10♣), ``steps``
+    played."""
+    deal = full_deal(hands, kitty=["8C", "9C", "10C"], dealer=1)
+    return start(deal, steps, players=2, variant="auction")
 
 
 def choice(env, **switches):
@@ -90,20 +98,7 @@ def test_bot_plays_only_legal_moves(options):
             FortyFivesHeuristic(seed=s, **{t: bool(rng.integers(2)) for t in TIPS})
             for s in range(env.unwrapped.game.num_players)
         ]
-        env.reset(seed=game)
-        raw = env.unwrapped
-        for agent in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            seat = raw.agent_name_mapping[agent]
-            turn = Turn(
-                raw.game, raw.game_state, seat, obs["observation"], obs["action_mask"]
-            )
-            action = bots[seat].act(turn)
-            assert obs["action_mask"][action] == 1
-            env.step(action)
+        play_game(env, bots, seed=game)
 
 
 def test_bot_ignores_hidden_cards():
@@ -133,12 +128,9 @@ def test_hold_top_trumps_renege_on_partners_lead():
     """ "Dank des Zurückhaltens können 5, B und A♥ warten, bis ein Gegner Trumpf
     ausspielt": on the partner's low trump lead the bot keeps its J♠ (reneging); without
     the tip it plays it."""
-    hands = [
-        ["7S", "KH", "QH", "JH", "10H"],
-        ["2D", "3D", "4D", "6D", "8D"],
-        ["JS", "9C", "10C", "7H", "8H"],
-        ["2H", "3H", "4H", "5H", "6H"],
-    ]
+    hands = hands_of(
+        "7S KH QH JH 10H | 2D 3D 4D 6D 8D | JS 9C 10C 7H 8H | 2H 3H 4H 5H 6H"
+    )
     env = start(full_deal(hands, ["2S"], dealer=3), ["7S", "2D"], players=4)
     assert env.agent_selection == "player_2"
     assert choice(env) != "JS"
@@ -147,12 +139,9 @@ def test_hold_top_trumps_renege_on_partners_lead():
 
 def test_hold_top_trumps_takes_an_opponents_trump_lead():
     """The top trump that waited takes the opponent's trump lead."""
-    hands = [
-        ["2H", "3H", "4H", "5H", "6H"],
-        ["7S", "KH", "QH", "JH", "10H"],
-        ["JS", "9C", "10C", "7H", "8H"],
-        ["2D", "3D", "4D", "6D", "8D"],
-    ]
+    hands = hands_of(
+        "2H 3H 4H 5H 6H | 7S KH QH JH 10H | JS 9C 10C 7H 8H | 2D 3D 4D 6D 8D"
+    )
     env = start(full_deal(hands, ["2S"], dealer=0), ["7S"], players=4)
     assert env.agent_selection == "player_2"  # an opponent (player_1) led the 7♠
     assert choice(env) == "JS"
@@ -171,11 +160,7 @@ def test_play_for_bonus_counts_the_five_as_two_tricks():
     """ "die Trumpf-5 ist also zwei Stiche wert": holding the 5♠ the bot bids one level
     higher with the tip than without."""
     hands = [["5S", "JS", "KH", "KD", "2C"], ["2H", "3H", "4H", "6H", "7H"]]
-    env = start(
-        full_deal(hands, kitty=["8C", "9C", "10C"], dealer=1),
-        players=2,
-        variant="auction",
-    )
+    env = start_auction(hands)
     assert choice(env) == "bid:20"
     assert choice(env, play_for_bonus=False) == "bid:15"
 
@@ -192,20 +177,10 @@ def test_robs_burying_the_weakest_card():
 def test_dealer_forced_fifteen_and_hold():
     """A weak dealer takes the forced 15; a strong dealer holds the bid."""
     weak = [["2H", "3H", "4H", "6H", "7H"], ["2D", "3D", "4C", "5C", "6C"]]
-    env = start(
-        full_deal(weak, kitty=["8C", "9C", "10C"], dealer=1),
-        ["pass"],
-        players=2,
-        variant="auction",
-    )
+    env = start_auction(weak, ["pass"])
     assert choice(env) == "bid:15"
     strong = [["2H", "3H", "4H", "6H", "7H"], ["5S", "JS", "AH", "AS", "KS"]]
-    env = start(
-        full_deal(strong, kitty=["8C", "9C", "10C"], dealer=1),
-        ["bid:15"],
-        players=2,
-        variant="auction",
-    )
+    env = start_auction(strong, ["bid:15"])
     assert choice(env) == "hold"
 
 

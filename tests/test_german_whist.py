@@ -27,6 +27,10 @@ CLUBS = [
     r + "C" for r in ("A", "K", "Q", "J", "10", "9", "8", "7", "6", "5", "4", "3", "2")
 ]
 DIAMONDS = [c[:-1] + "D" for c in CLUBS]
+# Honeymoon hands for player_0: every trump but 3H and 2H (he takes all 27 tricks), and
+# one low trump with the spades below the ace (he keeps only his 14 stage-1 tricks)
+TOP_TRUMPS = "4H JKH JKL AH KH QH JH 10H 9H 8H 7H 6H 5H".split()
+LOW_TRUMP_AND_SPADES = "2H KS QS JS 10S 9S 8S 7S 6S 5S 4S 3S 2S".split()
 # Observation blocks of n = pack-size entries each (observation.py's layout).
 HAND, OPP_KNOWN, MINE_KNOWN, FACE_UP, PLAYED, LED = range(6)
 
@@ -598,21 +602,7 @@ def test_honeymoon_stage1_has_no_duty_to_follow() -> None:
         # trump led: the joker counts as a trump
         (["JKL", "AH", "QS"], "KH", "trumps"),
         (
-            [
-                "JKL",
-                "AS",
-                "KS",
-                "QS",
-                "JS",
-                "10S",
-                "9S",
-                "8S",
-                "7S",
-                "6S",
-                "5S",
-                "4S",
-                "3S",
-            ],
+            "JKL AS KS QS JS 10S 9S 8S 7S 6S 5S 4S 3S".split(),
             "KH",
             "joker",
         ),
@@ -620,21 +610,7 @@ def test_honeymoon_stage1_has_no_duty_to_follow() -> None:
         (["JKL", "AH", "QS"], "KS", "spades"),
         # void in the suit led: anything, the joker included
         (
-            [
-                "JKL",
-                "AH",
-                "KH",
-                "QH",
-                "JH",
-                "10H",
-                "9H",
-                "8H",
-                "7H",
-                "6H",
-                "5H",
-                "4H",
-                "3H",
-            ],
+            "JKL AH KH QH JH 10H 9H 8H 7H 6H 5H 4H 3H".split(),
             "KS",
             "all",
         ),
@@ -671,42 +647,14 @@ def test_honeymoon_stage2_follows_suit_with_jokers_as_trumps(
     [
         # every trump but 3H and 2H: player_0 takes all 27 tricks
         (
-            [
-                "4H",
-                "JKH",
-                "JKL",
-                "AH",
-                "KH",
-                "QH",
-                "JH",
-                "10H",
-                "9H",
-                "8H",
-                "7H",
-                "6H",
-                "5H",
-            ],
+            TOP_TRUMPS,
             [27, 0],
             14,
         ),
         # a low trump and low spades against player_1's ace of spades and higher trumps:
         # player_0 keeps only his 14 stage-1 tricks
         (
-            [
-                "2H",
-                "KS",
-                "QS",
-                "JS",
-                "10S",
-                "9S",
-                "8S",
-                "7S",
-                "6S",
-                "5S",
-                "4S",
-                "3S",
-                "2S",
-            ],
+            LOW_TRUMP_AND_SPADES,
             [14, 13],
             1,
         ),
@@ -734,22 +682,7 @@ def test_honeymoon_every_trick_counts(
 def test_honeymoon_match_to_14_ends_with_plus_minus_one() -> None:
     """Seed: "the first player to 14 match points wins." 27 tricks give 14 points in one
     deal; ``episode="match"`` (the default) rewards +1 / -1."""
-    top = [
-        "4H",
-        "JKH",
-        "JKL",
-        "AH",
-        "KH",
-        "QH",
-        "JH",
-        "10H",
-        "9H",
-        "8H",
-        "7H",
-        "6H",
-        "5H",
-    ]
-    env = stage2("honeymoon", top, [])
+    env = stage2("honeymoon", TOP_TRUMPS, [])
     rng = np.random.default_rng(0)
     while not all(env.terminations.values()):
         env.step(int(rng.choice(env.unwrapped.legal_actions())))
@@ -761,22 +694,7 @@ def test_honeymoon_match_goes_on_below_14_and_the_deal_alternates() -> None:
     """Seed: "Play several deals. The deal alternates, and the first player to 14 match
     points wins." After a 1-point deal the match goes on with the other dealer, and it
     ends, +1 / -1, in the first deal that takes somebody to 14."""
-    low = [
-        "2H",
-        "KS",
-        "QS",
-        "JS",
-        "10S",
-        "9S",
-        "8S",
-        "7S",
-        "6S",
-        "5S",
-        "4S",
-        "3S",
-        "2S",
-    ]
-    env = stage2("honeymoon", low, [])
+    env = stage2("honeymoon", LOW_TRUMP_AND_SPADES, [])
     rng = np.random.default_rng(0)
     while state(env).deal_no == 0:
         env.step(int(rng.choice(env.unwrapped.legal_actions())))
@@ -847,7 +765,7 @@ def names_of(g: GermanWhist, mask: int) -> set[str]:
 @pytest.mark.parametrize(
     ("variant", "options", "message"),
     [
-        ("german", {"deals": [deal(), deal()]}, "the episode is one deal"),
+        ("german", {"deals": [deal(), deal()]}, "the episode has 1"),
         (
             "honeymoon",
             {

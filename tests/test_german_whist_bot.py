@@ -15,6 +15,7 @@ import random
 
 import numpy as np
 import pytest
+from helpers import play_turns
 
 from parlour import agents, envs
 from parlour.agents import Turn
@@ -22,6 +23,7 @@ from parlour.agents.german_whist import TIPS, GermanWhistHeuristic
 from parlour.envs.core.cards import FRENCH_52, FRENCH_54, RANKS
 from parlour.envs.german_whist.rules import GermanWhist
 from parlour.envs.german_whist.state import Phase
+from parlour.training.arena import play_game
 
 ENV = "german_whist_v0"
 HEARTS = [r + "H" for r in RANKS]
@@ -43,24 +45,6 @@ def turn_of(env) -> Turn:
     obs = env.observe(agent)
     seat = raw.agent_name_mapping[agent]
     return Turn(raw.game, raw.game_state, seat, obs["observation"], obs["action_mask"])
-
-
-def play_game(env, players, seed=None) -> list[float]:
-    """One episode with every action checked against the mask; the seats' returns."""
-    env.reset(seed=seed)
-    totals = [0.0, 0.0]
-    for name in env.agent_iter():
-        seat = env.unwrapped.agent_name_mapping[name]
-        _, reward, terminated, truncated, _ = env.last()
-        totals[seat] += reward
-        if terminated or truncated:
-            env.step(None)
-            continue
-        turn = turn_of(env)
-        action = players[seat].act(turn)
-        assert turn.mask[action] == 1, f"illegal {env.unwrapped.action_name(action)}"
-        env.step(action)
-    return totals
 
 
 def forced_deal(variant: str, hands, stock_top, dealer: int = 1) -> dict:
@@ -188,20 +172,17 @@ def test_same_seed_same_game_whatever_the_global_rngs():
     """The bot's tie-breaks use its own seeded generator only."""
 
     def record(disturb: bool) -> list[int]:
-        env = new_env("honeymoon")
-        env.reset(seed=5)
         bots = [GermanWhistHeuristic(seed=1), GermanWhistHeuristic(seed=2)]
         actions = []
-        for name in env.agent_iter():
-            if env.terminations[name]:
-                env.step(None)
-                continue
+
+        def choose(turn: Turn) -> int:
             if disturb:
                 np.random.seed(len(actions))
                 random.seed(len(actions))
-            turn = turn_of(env)
             actions.append(bots[turn.seat].act(turn))
-            env.step(actions[-1])
+            return actions[-1]
+
+        play_turns(new_env("honeymoon"), choose, seed=5)
         return actions
 
     assert record(False) == record(True)

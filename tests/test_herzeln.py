@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import hands_of, random_decisions, swap_lowest_cards
 
 from parlour import envs
-from parlour.envs.core.engine import CHANCE, TERMINAL, IllegalActionError
+from parlour.envs.core.engine import CHANCE, IllegalActionError
 from parlour.envs.core.soak import soak
 from parlour.envs.herzeln.rules import CONTRACTS, DEAL_TOTALS, Herzeln
 
@@ -421,30 +422,12 @@ def corner_deal(n: int) -> tuple[list[list[str]], list[str]]:
     """A Domino deal and a script that takes both ends of the line round the corner."""
     if n == 4:
         fixed = [["JS", "AS", "7S"], ["QH", "7H", "AH"], ["KD", "9D"], ["10C", "8C"]]
-        script = [
-            "JS",
-            "QH@top",
-            "KD@top",
-            "10C@top",
-            "AS@top",
-            "7H@top",
-            "9D@bottom",
-            "8C@bottom",
-            "7S@bottom",
-            "AH@bottom",
-        ]
+        script = "JS QH@top KD@top 10C@top AS@top 7H@top".split()
+        script += "9D@bottom 8C@bottom 7S@bottom AH@bottom".split()
     else:
         fixed = [["JS", "10C", "9D"], ["QH", "AS", "AH"], ["KD", "9H"]]
-        script = [
-            "JS",
-            "QH@top",
-            "KD@top",
-            "10C@top",
-            "AS@top",
-            "9H@top",
-            "9D@bottom",
-            "AH@bottom",
-        ]
+        script = "JS QH@top KD@top 10C@top AS@top 9H@top".split()
+        script += "9D@bottom AH@bottom".split()
     return fill(n, fixed), script
 
 
@@ -565,18 +548,9 @@ def test_domino_pass_and_compulsory_lay(n):
     # Seat 0 opens with JS; seat 1 holds no Queen and no Nine: nothing fits, he must
     # pass.
     if n == 4:
-        fixed = [
-            ["JS", "QS", "QH"],
-            ["AS", "KS", "10S", "8S", "7S", "AH", "KH", "10H"],
-            ["9S"],
-            ["QD"],
-        ]
+        fixed = hands_of("JS QS QH | AS KS 10S 8S 7S AH KH 10H | 9S | QD")
     else:
-        fixed = [
-            ["JS", "QS", "QH"],
-            ["AS", "KS", "10S", "AH", "KH", "10H", "AD", "KD"],
-            ["9S"],
-        ]
+        fixed = hands_of("JS QS QH | AS KS 10S AH KH 10H AD KD | 9S")
     env = start(n, fill(n, fixed), dealer=n - 1, contract="domino")
     step(env, "JS")
     assert to_play(env) == 1
@@ -833,30 +807,14 @@ def test_observation_hides_other_hands(options):
     """The observation never reveals another player's hidden cards: swapping unplayed
     cards between two opponents leaves my observation unchanged."""
     game = make(**options).unwrapped.game
-    rng = np.random.default_rng(0)
     checked = 0
-    for _ in range(6):
-        state = game.new_state()
-        while game.current_player(state) != TERMINAL:
-            p = game.current_player(state)
-            if p == CHANCE:
-                for o in game.sample_chance(state, rng):
-                    game.apply(state, o)
-                continue
-            for me in range(game.num_players):
-                a, b = [s for s in range(game.num_players) if s != me][:2]
-                if state.hands[a] and state.hands[b]:
-                    ca = state.hands[a] & -state.hands[a]
-                    cb = state.hands[b] & -state.hands[b]
-                    other = state.clone()
-                    other.hands[a] ^= ca | cb
-                    other.hands[b] ^= ca | cb
-                    assert np.array_equal(
-                        game.observe(state, me), game.observe(other, me)
-                    )
-                    checked += 1
-            legal = game.legal_actions(state)
-            game.apply(state, legal[rng.integers(len(legal))])
+    for state in random_decisions(game, np.random.default_rng(0), games=6):
+        for me in range(game.num_players):
+            a, b = [s for s in range(game.num_players) if s != me][:2]
+            if state.hands[a] and state.hands[b]:
+                other = swap_lowest_cards(state, a, b)
+                assert np.array_equal(game.observe(state, me), game.observe(other, me))
+                checked += 1
     assert checked > 100
 
 

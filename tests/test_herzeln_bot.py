@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import random_decisions, swap_lowest_cards
 
 from parlour import agents, envs
 from parlour.agents.base import RandomAgent, Turn
 from parlour.agents.herzeln import OPTIONS, HerzelnHeuristic
-from parlour.envs.core.engine import CHANCE, TERMINAL
 from parlour.envs.herzeln.rules import CONTRACTS
 from parlour.training.arena import play_game, run_arena
 
@@ -199,32 +199,20 @@ def test_choice_ignores_hidden_cards(options):
     """The bot reads only what its seat may know: swapping cards between two other hands
     never changes its choice."""
     game = envs.make("herzeln_v0", **options).unwrapped.game
-    rng = np.random.default_rng(3)
     checked = 0
-    for _ in range(3):
-        state = game.new_state()
-        while game.current_player(state) != TERMINAL:
-            p = game.current_player(state)
-            if p == CHANCE:
-                for o in game.sample_chance(state, rng):
-                    game.apply(state, o)
-                continue
-            legal = game.legal_actions(state)
-            a, b = [s for s in range(game.num_players) if s != p][:2]
-            if len(legal) > 1 and state.hands[a] and state.hands[b]:
-                ca = state.hands[a] & -state.hands[a]
-                cb = state.hands[b] & -state.hands[b]
-                other = state.clone()
-                other.hands[a] ^= ca | cb
-                other.hands[b] ^= ca | cb
-                mask = np.zeros(game.num_actions, dtype=np.int8)
-                mask[legal] = 1
-                obs = game.observe(state, p)
-                one = HerzelnHeuristic(seed=5).act(Turn(game, state, p, obs, mask))
-                two = HerzelnHeuristic(seed=5).act(Turn(game, other, p, obs, mask))
-                assert one == two
-                checked += 1
-            game.apply(state, legal[int(rng.integers(len(legal)))])
+    for state in random_decisions(game, np.random.default_rng(3), games=3):
+        p = game.current_player(state)
+        legal = game.legal_actions(state)
+        a, b = [s for s in range(game.num_players) if s != p][:2]
+        if len(legal) > 1 and state.hands[a] and state.hands[b]:
+            other = swap_lowest_cards(state, a, b)
+            mask = np.zeros(game.num_actions, dtype=np.int8)
+            mask[legal] = 1
+            obs = game.observe(state, p)
+            one = HerzelnHeuristic(seed=5).act(Turn(game, state, p, obs, mask))
+            two = HerzelnHeuristic(seed=5).act(Turn(game, other, p, obs, mask))
+            assert one == two
+            checked += 1
     assert checked > 20
 
 

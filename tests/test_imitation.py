@@ -107,6 +107,32 @@ def test_chunks_of_an_older_format_are_played_again(tmp_path):
     assert imitation.stored_games(store) == 2
 
 
+
+def test_ctrl_c_inside_the_zip_writer_is_an_interrupt(tmp_path, monkeypatch):
+    """Ctrl-C while numpy writes a chunk's zip makes zipfile raise "Can't close the
+    ZIP file …" while the interrupt is handled; the save says KeyboardInterrupt (so
+    the run stops as interrupted, exit 130) and leaves no temporary file."""
+    data = imitation.collect("german_whist_v0", {}, "random", 1, seed=1)
+
+    def interrupted(f, **arrays):
+        try:
+            raise KeyboardInterrupt
+        finally:
+            raise ValueError("Can't close the ZIP file while there is an open handle")
+
+    monkeypatch.setattr(np, "savez_compressed", interrupted)
+    path = tmp_path / "store" / "games_0.npz"
+    with pytest.raises(KeyboardInterrupt):
+        imitation.save_chunk(path, data, {})
+    assert list(path.parent.iterdir()) == []
+
+    def broken(f, **arrays):  # a real error stays what it is
+        raise ValueError("disk says no")
+
+    monkeypatch.setattr(np, "savez_compressed", broken)
+    with pytest.raises(ValueError, match="disk says no"):
+        imitation.save_chunk(path, data, {})
+
 def test_exact_labels_are_every_optimal_move_in_stage_2(monkeypatch):
     """With ``exact`` the German Whist stage-2 decisions (and only they) are labelled
     with every card the solver values best; the rest keep the teacher's move."""

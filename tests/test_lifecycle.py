@@ -15,6 +15,7 @@ import re
 import numpy as np
 import pytest
 import torch
+from helpers import TINY_TRAINING
 
 from parlour.cli import main as cli
 from parlour.cli import parlour_command
@@ -24,22 +25,7 @@ from parlour.training import imitation
 from parlour.training import train as train_mod
 from parlour.training.train import config_from_dict, run_state, train
 
-TINY = {
-    "env": "german_whist_v0",
-    "total_timesteps": 256,
-    "n_envs": 2,
-    "n_steps": 64,
-    "batch_size": 64,
-    "n_epochs": 1,
-    "net_arch": [16, 16],
-    "opponents": {"self": 0.5, "random": 0.5},
-    "snapshot_every": 128,
-    "checkpoint_every": 128,
-    "eval_every": 128,
-    "eval_games": 2,
-    "eval_opponents": ["random"],
-    "tensorboard": False,
-}
+TINY = TINY_TRAINING
 # a warm start and one rollout of self-play
 WARM = {
     "warm_start": "heuristic",

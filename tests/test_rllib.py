@@ -9,7 +9,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-import ray
 import torch
 from ray.rllib.env.multi_agent_episode import MultiAgentEpisode
 from ray.rllib.utils.pre_checks.env import check_multiagent_environments
@@ -86,22 +85,6 @@ def test_turns_and_final_rewards(env_name: str, options: dict) -> None:
     teams = getattr(raw.game, "teams", None)
     for team in teams() if teams else []:
         assert len({returns[s] for s in team}) == 1  # partners share the result
-
-
-@pytest.fixture(scope="module")
-def local_ray():
-    """A Ray instance of this test module's own (never an existing cluster), shut
-    down afterwards."""
-    torch.set_num_threads(1)
-    ray.init(
-        address="local",
-        num_cpus=2,
-        include_dashboard=False,
-        log_to_driver=False,
-        configure_logging=False,
-    )
-    yield
-    ray.shutdown()
 
 
 def _greedy_game(module: Any, env_name: str, options: dict, seed: int) -> dict:

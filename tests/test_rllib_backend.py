@@ -16,7 +16,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import ray
 import torch
 import yaml
 
@@ -32,24 +31,18 @@ from parlour.training.policy import NumpyPolicy
 from parlour.training.train import config_from_dict, read_evaluations, run_state, train
 
 sys.path.insert(0, str(Path(__file__).parent))
+from helpers import tiny_training  # noqa: E402
 from ray_cluster import RayCluster, free_port  # noqa: E402
 
-TINY = {
-    "env": "german_whist_v0",
-    "total_timesteps": 512,
-    "n_envs": 2,
-    "n_steps": 128,
-    "batch_size": 64,
-    "n_epochs": 1,
-    "net_arch": [16, 16],
-    "opponents": {"self": 0.5, "random": 0.5},
-    "snapshot_every": 256,
-    "checkpoint_every": 256,
-    "eval_every": 256,
-    "eval_games": 4,
-    "eval_opponents": ["random"],
-    "tensorboard": True,
-}
+TINY = tiny_training(
+    total_timesteps=512,
+    n_steps=128,
+    snapshot_every=256,
+    checkpoint_every=256,
+    eval_every=256,
+    eval_games=4,
+    tensorboard=True,
+)
 
 
 @pytest.mark.parametrize("activation", ["tanh", "relu"])
@@ -159,19 +152,6 @@ def test_rllib_options_elsewhere_and_unsupported_keys(capsys, tmp_path: Path) ->
 
 
 # --- on a local Ray ------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def local_ray():
-    """A Ray of this module's own with 2 CPUs (the backend uses the running one)."""
-    torch.set_num_threads(1)
-    ray.init(
-        address="local",
-        num_cpus=2,
-        include_dashboard=False,
-        log_to_driver=False,
-        configure_logging=False,
-    )
-    yield
-    ray.shutdown()
 
 
 @pytest.mark.xdist_group("ray")

@@ -15,6 +15,7 @@ from functools import cache
 
 import numpy as np
 import pytest
+from helpers import play_turns
 
 from parlour import agents, envs
 from parlour.agents.base import RandomAgent, Turn
@@ -23,6 +24,7 @@ from parlour.envs.core.cards import cards_in, mask_of
 from parlour.envs.core.engine import CHANCE, TERMINAL
 from parlour.envs.german_whist.rules import GermanWhist
 from parlour.envs.german_whist.state import Phase
+from parlour.training.arena import play_game
 
 VARIANTS = ("german", "honeymoon")
 
@@ -279,9 +281,7 @@ def stage1_states(variant: str, count: int, seed: int):
     out = []
     while len(out) < count:
         st = game.new_state()
-        while game.current_player(st) == CHANCE:
-            for a in game.sample_chance(st, rng):
-                game.apply(st, a)
+        game.advance_chance(st, rng)
         steps = int(rng.integers(0, 2 * (game.stock_size // 2)))
         for _ in range(steps):
             legal = game.legal_actions(st)
@@ -378,20 +378,7 @@ def test_pimc_plays_only_legal_cards(options: dict) -> None:
     env = envs.make("german_whist_v0", **options)
     for g in range(2):
         bots = [agents.make("pimc:1", "german_whist_v0", seed=g), RandomAgent(g)]
-        env.reset(seed=100 + g)
-        raw = env.unwrapped
-        for name in env.agent_iter():
-            seat = raw.agent_name_mapping[name]
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            turn = Turn(
-                raw.game, raw.game_state, seat, obs["observation"], obs["action_mask"]
-            )
-            action = bots[(seat + g) % 2].act(turn)
-            assert obs["action_mask"][action] == 1
-            env.step(action)
+        play_game(env, bots[g:] + bots[:g], seed=100 + g)  # pimc in seat g
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
@@ -531,30 +518,23 @@ def test_endgame_agent_is_its_base_corrected_in_stage_2() -> None:
     assert quality.critical > 0 and quality.critical_optimal == quality.critical
     assert quality.blunders == 0
     # move by move against a plain random agent with the same seed
-    env = envs.make("german_whist_v0")
-    raw = env.unwrapped
     plain = RandomAgent(5)
     corrected.reset(seed=5)
-    env.reset(seed=9)
     kept = changed = 0
-    for name in env.agent_iter():
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        seat = raw.agent_name_mapping[name]
-        turn = Turn(
-            raw.game, raw.game_state, seat, obs["observation"], obs["action_mask"]
-        )
+
+    def choose(turn: Turn) -> int:
+        nonlocal kept, changed
         mine, base = corrected.act(turn), plain.act(turn)
-        best = sg.optimal_moves(raw.game, raw.game_state)
+        best = sg.optimal_moves(turn.game, turn.state)
         if best is None:
             assert mine == base
         else:
             assert mine in best
             kept += mine == base
             changed += mine != base
-        env.step(mine)
+        return mine
+
+    play_turns(envs.make("german_whist_v0"), choose, seed=9)
     assert kept and changed
 
 

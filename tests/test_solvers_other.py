@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import play_turns, swap_lowest_cards
 
 from parlour import agents
 from parlour.agents.solver import forty_fives as sff
@@ -22,7 +23,7 @@ from parlour.agents.solver.tricks import (
     deal_hidden,
     turn_for,
 )
-from parlour.envs.core.engine import CHANCE, TERMINAL
+from parlour.envs.core.engine import TERMINAL
 from parlour.envs.forty_fives import rules as ffr
 from parlour.envs.forty_fives.rules import FortyFives
 from parlour.envs.forty_fives.state import Phase as FFPhase
@@ -150,6 +151,18 @@ def fz_final(seat):
     return lambda s: s.points[seat]
 
 
+def check_fuenfzehnern(game, st):
+    """The solver's value of every legal action at ``st`` is minimax's: the card
+    points of the seat to play."""
+    seat = st.to_play
+    check_values(
+        game,
+        st,
+        sfz.move_values(game, st),
+        lambda s: seat_minimax(game, s, seat, fz_final(seat)),
+    )
+
+
 @pytest.mark.parametrize("options", FZ_OPTIONS)
 def test_fuenfzehnern_solver_equals_minimax(options):
     game = Fuenfzehnern(**options)
@@ -158,13 +171,7 @@ def test_fuenfzehnern_solver_equals_minimax(options):
         st = advance_random(
             game, rng, int(rng.integers(1, 4)), lambda s: s.phase == FZPhase.PLAY
         )
-        seat = st.to_play
-        check_values(
-            game,
-            st,
-            sfz.move_values(game, st),
-            lambda s, seat=seat: seat_minimax(game, s, seat, fz_final(seat)),
-        )
+        check_fuenfzehnern(game, st)
 
 
 def test_fuenfzehnern_zwang_positions_equal_minimax():
@@ -178,13 +185,7 @@ def test_fuenfzehnern_zwang_positions_equal_minimax():
         if st.zwang < 0 and not any(a >= ZWANG for a in legal):
             continue
         found += 1
-        seat = st.to_play
-        check_values(
-            game,
-            st,
-            sfz.move_values(game, st),
-            lambda s, seat=seat: seat_minimax(game, s, seat, fz_final(seat)),
-        )
+        check_fuenfzehnern(game, st)
         if found == 4:
             break
     assert found >= 2
@@ -253,23 +254,15 @@ def play(env_name, options, specs, seed, on_turn=None):
     from parlour import envs
 
     env = envs.make(env_name, **options)
-    raw = env.unwrapped
     bots = [agents.make(spec, env_name, seed=seed + i) for i, spec in enumerate(specs)]
-    env.reset(seed=seed)
-    for name in env.agent_iter():
-        seat = raw.agent_name_mapping[name]
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        turn = agents.Turn(
-            raw.game, raw.game_state, seat, obs["observation"], obs["action_mask"]
-        )
-        action = bots[seat].act(turn)
-        assert obs["action_mask"][action] == 1
+
+    def choose(turn):
+        action = bots[turn.seat].act(turn)
         if on_turn is not None:
-            on_turn(turn, bots[seat])
-        env.step(action)
+            on_turn(turn, bots[turn.seat])
+        return action
+
+    play_turns(env, choose, seed)
     env.close()
     return bots
 
@@ -383,13 +376,8 @@ def test_pimc_decision_ignores_hidden_cards():
         others = [s for s in range(4) if s != seat and not st.voids[s]]
         if len(others) >= 2:
             break
-    twin = st.clone()
     # swap a card between two other hands that have shown no void
-    a, b = others[0], others[1]
-    ca = twin.hands[a] & -twin.hands[a]
-    cb = twin.hands[b] & -twin.hands[b]
-    twin.hands[a] ^= ca | cb
-    twin.hands[b] ^= ca | cb
+    twin = swap_lowest_cards(st, others[0], others[1])
     assert twin.hands != st.hands
     picks = []
     for state in (st, twin):
@@ -422,9 +410,7 @@ def test_solvers_reject_other_phases():
     game = Herzeln(contract="domino")
     rng = np.random.default_rng(0)
     st = game.new_state()
-    while game.current_player(st) == CHANCE:
-        for a in game.sample_chance(st, rng):
-            game.apply(st, a)
+    game.advance_chance(st, rng)
     with pytest.raises(ValueError, match="phase DOMINO"):
         shz.move_values(game, st)
     with pytest.raises(ValueError, match="not to act"):

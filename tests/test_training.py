@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 import pytest
 import torch
+from helpers import TINY_TRAINING
 
 import parlour
 from parlour import envs
@@ -20,21 +21,7 @@ from parlour.training.policy import NumpyPolicy
 from parlour.training.selfplay import OpponentPool, SelfPlayEnv
 from parlour.training.train import config_from_dict, load_config, train
 
-TINY = {
-    "total_timesteps": 256,
-    "n_envs": 2,
-    "n_steps": 64,
-    "batch_size": 64,
-    "n_epochs": 1,
-    "net_arch": [32, 32],
-    "opponents": {"self": 0.5, "random": 0.5},
-    "snapshot_every": 128,
-    "checkpoint_every": 128,
-    "eval_every": 128,
-    "eval_games": 4,
-    "eval_opponents": ["random"],
-    "tensorboard": False,
-}
+TINY = {**TINY_TRAINING, "net_arch": [32, 32], "eval_games": 4}
 
 
 def tiny_config(env: str = "german_whist_v0", **extra):

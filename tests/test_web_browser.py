@@ -28,6 +28,10 @@ if not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()):
     )
 
 from selenium import webdriver  # noqa: E402
+from selenium.common.exceptions import (  # noqa: E402
+    StaleElementReferenceException,
+    WebDriverException,
+)
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support import expected_conditions as ec  # noqa: E402
@@ -85,6 +89,25 @@ def browser(tmp_path_factory) -> Iterator[webdriver.Chrome]:
         shutil.rmtree(profile, ignore_errors=True)
 
 
+def gone(element):
+    """A wait condition: the page that held ``element`` has been replaced. Like
+    selenium's ``staleness_of``, but chromedriver may also answer a detached node with
+    "Node with given id does not belong to the document" mid-navigation."""
+
+    def check(_driver) -> bool:
+        try:
+            element.is_enabled()
+        except StaleElementReferenceException:
+            return True
+        except WebDriverException as err:
+            if "does not belong to the document" in str(err):
+                return True
+            raise
+        return False
+
+    return check
+
+
 def play_by_clicking(driver: webdriver.Chrome, shots: Path, name: str) -> str:
     """Click a random move button until the result shows; returns its text."""
     rng = random.Random(7)
@@ -100,7 +123,7 @@ def play_by_clicking(driver: webdriver.Chrome, shots: Path, name: str) -> str:
             driver.save_screenshot(str(shots / f"{name}-play.png"))
         old = driver.find_element(By.TAG_NAME, "main")
         rng.choice(buttons).click()
-        WebDriverWait(driver, 60).until(ec.staleness_of(old))
+        WebDriverWait(driver, 60).until(gone(old))
     raise AssertionError("the game did not end")
 
 

@@ -177,6 +177,7 @@ def run_arena(
     ray_init: Mapping[str, Any] | None = None,
     *,
     backend: str | None = None,
+    held_out: bool = False,
 ) -> ArenaResult:
     """Play ``games`` games of candidate ``specs[0]`` against field ``specs[1]``.
 
@@ -189,7 +190,9 @@ def run_arena(
     adds `ray.init` keyword arguments); it takes spec strings only, and the result is
     the local one, game for game. ``on_game(played)`` is called after each game
     (over Ray: for each game of a chunk as the chunk comes back, in deal order).
-    ``backend=`` is the old name of ``executor=`` (deprecated).
+    ``backend=`` is the old name of ``executor=`` (deprecated). ``held_out=True``
+    seeds the deals at or above `training.selfplay.TRAIN_SEED_LIMIT`, where self-play
+    never draws: deals no training run played.
     """
     executor = distributed.executor_of(executor, backend)
     session = distributed.session_for(executor, address, ray_init)
@@ -225,6 +228,9 @@ def run_arena(
     deal_seeds = (
         np.random.SeedSequence(seed).generate_state(deals, dtype=np.uint32).tolist()
     )
+    if held_out:
+        # the top bit set: 2**31 and above, self-play's TRAIN_SEED_LIMIT
+        deal_seeds = [s | 2**31 for s in deal_seeds]
     result = ArenaResult(
         env_name, env_options, list(specs), duplicate, seed, num_teams=len(teams)
     )

@@ -65,6 +65,10 @@ class TrainConfig:
         default_factory=lambda: {"self": 0.5, "heuristic": 0.3, "random": 0.2}
     )
     """opponent pool mix: 'self' (frozen snapshots of the learner) and agent specs"""
+    learner_partners: bool = False
+    """in partnership games, the learner's partners play the newest frozen snapshot
+    of the learner instead of the drawn opponent, so the learner plays a whole side
+    (``parlour exploit``: a best response for one side); the sb3 backend only"""
     snapshot_every: int = 20_000
     """steps between frozen snapshots added to the pool"""
     max_snapshots: int = 10

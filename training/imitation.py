@@ -192,8 +192,16 @@ def save_chunk(path: Path, data: Demonstrations, meta: dict[str, Any]) -> None:
             os.fsync(f.fileno())
         os.chmod(tmp, 0o644)
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as err:
         Path(tmp).unlink(missing_ok=True)
+        # Ctrl-C inside numpy's zip writer surfaces as zipfile's "Can't close the ZIP
+        # file while there is an open writing handle" (a ValueError raised while the
+        # interrupt was being handled): the user pressed Ctrl-C, so say that
+        cause = err
+        while cause is not None and not isinstance(cause, KeyboardInterrupt):
+            cause = cause.__context__
+        if cause is not None and cause is not err:
+            raise KeyboardInterrupt from None
         raise
 
 

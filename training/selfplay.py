@@ -34,7 +34,12 @@ from .. import agents as agents_mod
 from .. import envs
 from ..agents.base import Agent, Turn
 from ..envs.core.engine import TERMINAL
+from .arena import teams_of
 from .policy import NumpyPolicy
+
+#: self-play draws every episode's env seed below this, so deals seeded at or above it
+#: (`training.arena.run_arena` with ``held_out=True``) were never trained on
+TRAIN_SEED_LIMIT = 2**31
 
 
 class SnapshotAgent(Agent):
@@ -61,6 +66,8 @@ class OpponentPool:
     seed: int = 0
     env_options: dict[str, Any] = field(default_factory=dict)
     max_snapshots: int = 10
+    learner_partners: bool = False
+    """the learner's partners play the newest snapshot (`partner`), not the opponent"""
     snapshots: list[SnapshotAgent] = field(default_factory=list)
     _fixed: dict[str, Agent] = field(default_factory=dict)
 
@@ -81,12 +88,31 @@ class OpponentPool:
                     env_options=self.env_options,
                 )
 
+    @classmethod
+    def of_config(cls, config: Any) -> OpponentPool:
+        """The pool a training config (`TrainConfig`) asks for."""
+        return cls(
+            config.env,
+            dict(config.opponents),
+            seed=config.seed,
+            env_options=config.env_options,
+            max_snapshots=config.max_snapshots,
+            learner_partners=config.learner_partners,
+        )
+
     def add_snapshot(self, policy: NumpyPolicy, label: str) -> None:
         """Add a frozen learner; the oldest one leaves when the pool is full."""
         self.snapshots.append(
             SnapshotAgent(policy, label, seed=int(self.rng.integers(2**31)))
         )
         del self.snapshots[: max(0, len(self.snapshots) - self.max_snapshots)]
+
+    def partner(self) -> Agent | None:
+        """Who plays the learner's partners: the newest snapshot of the learner with
+        ``learner_partners`` (None while there is none), else None (the opponent)."""
+        if self.learner_partners and self.snapshots:
+            return self.snapshots[-1]
+        return None
 
     def draw(self) -> tuple[str, Agent]:
         """One opponent: its kind and the agent. ``self`` falls back to the others while
@@ -164,7 +190,7 @@ class SelfPlayEnv(gym.Env):
         super().reset(seed=seed)
         if seed is not None:
             self._seed_rng = np.random.default_rng(seed)
-        episode_seed = int(self._seed_rng.integers(2**31))
+        episode_seed = int(self._seed_rng.integers(TRAIN_SEED_LIMIT))
         self.env.reset(seed=episode_seed, options=options)
         self.seat = self.learner_seats[
             int(self._seed_rng.integers(len(self.learner_seats)))
@@ -172,9 +198,16 @@ class SelfPlayEnv(gym.Env):
         self.agent = self.env.possible_agents[self.seat]
         self.opponent_kind, opponent = self.pool.draw()
         opponent.reset(seed=int(self._seed_rng.integers(2**31)))
-        # Partners come from the pool too; the learner controls only its own seat.
+        # Partners come from the pool too (the drawn opponent, or with the pool's
+        # learner_partners the learner's newest snapshot); the learner controls only
+        # its own seat.
+        partner = self.pool.partner()
+        if partner is not None:
+            partner.reset(seed=int(self._seed_rng.integers(2**31)))
+        team = next(t for t in teams_of(self.game) if self.seat in t) if partner else []
         self.players = [
-            None if s == self.seat else opponent for s in range(self.game.num_players)
+            None if s == self.seat else partner if s in team else opponent
+            for s in range(self.game.num_players)
         ]
         self._play_others()
         if self._done():  # decided before the learner moved: no decision to learn from

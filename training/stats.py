@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from fractions import Fraction
 from functools import lru_cache
 from statistics import NormalDist
@@ -37,12 +37,7 @@ class Interval:
         return f"{self.estimate:.3f} [{self.low:.3f}, {self.high:.3f}]"
 
     def as_dict(self) -> dict[str, float]:
-        return {
-            "estimate": self.estimate,
-            "low": self.low,
-            "high": self.high,
-            "n": self.n,
-        }
+        return asdict(self)
 
 
 def wilson(successes: float, n: int, z: float = Z95) -> Interval:

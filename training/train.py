@@ -165,19 +165,16 @@ def train(
 
     game_options = envs.game_options(config.env, config.env_options)
     rules = envs.fingerprint(config.env, config.env_options)
-    pool = OpponentPool(
-        config.env,
-        dict(config.opponents),
-        seed=config.seed,
-        env_options=config.env_options,
-        max_snapshots=config.max_snapshots,
-    )
+    pool = OpponentPool.of_config(config)
     bar = _SelfPlayBar(config, run.evaluations, progress)
     learner = backends.make(backend, config, pool, run.path, bar.step, backend_options)
     game = learner.game
     if run.saved is not None:
         for label, weights in learner.restore(run.saved):
             pool.add_snapshot(weights, label)
+    if config.learner_partners and not pool.snapshots:
+        # the partners play the learner from the first rollout on
+        pool.add_snapshot(learner.export_weights(), "self@start")
 
     def save_checkpoint(step: int | None = None) -> Path:
         steps = learner.steps if step is None else step
@@ -355,6 +352,16 @@ class _SelfPlayBar:
             self.bar = None
 
 
+def _bar(total: int, unit: str, desc: str, progress: bool) -> Any:
+    """A progress bar (`parlour.progress.progress_bar`), hidden without
+    ``progress``."""
+    from ..progress import progress_bar
+
+    return progress_bar(
+        total=total, unit=unit, desc=desc, disable=not progress, dynamic_ncols=True
+    )
+
+
 def warm_start(
     learner: backends.Backend,
     config: TrainConfig,
@@ -365,15 +372,8 @@ def warm_start(
     """Imitation before self-play (`training.imitation`): collect the teacher's games
     (kept in ``store`` as they finish) and fit the learner's policy and value heads to
     them (`Backend.imitate`). ``phase(name)`` is told when the fit begins."""
-    from ..progress import progress_bar
-
-    with progress_bar(
-        total=config.warm_start_games,
-        unit="game",
-        desc=f"teacher games ({config.warm_start})",
-        disable=not progress,
-        dynamic_ncols=True,
-    ) as bar:
+    teacher = f"teacher games ({config.warm_start})"
+    with _bar(config.warm_start_games, "game", teacher, progress) as bar:
         data = imitation.collect(
             config.env,
             config.env_options,
@@ -388,13 +388,8 @@ def warm_start(
         )
     if phase is not None:
         phase("fit")
-    with progress_bar(
-        total=config.warm_start_epochs,
-        unit="epoch",
-        desc=f"fit ({len(data):,} decisions)",
-        disable=not progress,
-        dynamic_ncols=True,
-    ) as bar:
+    fit = f"fit ({len(data):,} decisions)"
+    with _bar(config.warm_start_epochs, "epoch", fit, progress) as bar:
 
         def on_epoch(epoch: int, loss: float) -> None:
             bar.update(1)

@@ -30,8 +30,6 @@ beyond the face-up card are never read.
 
 from __future__ import annotations
 
-from typing import Any
-
 from ...envs.core.cards import cards_in
 from ..base import SwitchedBot, Turn
 from .stage2 import Stage2Play
@@ -137,42 +135,9 @@ class GermanWhistHeuristic(Stage2Play, SwitchedBot):
     """
 
     game_title = "German Whist"
+    SWITCHES = tuple(TIPS)
 
-    def __init__(
-        self,
-        seed: int | None = None,
-        *,
-        value_prizes: bool = True,
-        duck_duds: bool = True,
-        win_cheaply: bool = True,
-        save_trumps: bool = True,
-        long_suit: bool = True,
-        fight_late: bool = True,
-        count_to_seven: bool = True,
-        open_hands: bool = True,
-        **unknown: Any,
-    ):
-        self.set_switches(
-            seed,
-            {
-                "value_prizes": value_prizes,
-                "duck_duds": duck_duds,
-                "win_cheaply": win_cheaply,
-                "save_trumps": save_trumps,
-                "long_suit": long_suit,
-                "fight_late": fight_late,
-                "count_to_seven": count_to_seven,
-                "open_hands": open_hands,
-            },
-            unknown,
-            TIPS,
-        )
-
-    def act(self, turn: Turn) -> int:
-        """The card to play (an action id allowed by the turn's mask)."""
-        legal = turn.legal_actions()
-        if len(legal) == 1:
-            return legal[0]
+    def choose(self, turn: Turn, legal: list[int]) -> int:
         table = Table(turn.game, turn.state, turn.seat)
         if table.stage == 1:
             return self._stage1(table, legal)
@@ -480,5 +445,6 @@ class GermanWhistHeuristic(Stage2Play, SwitchedBot):
         if len(best) == 1:
             return best[0]
         return best[int(self.rng.integers(len(best)))]
+
 
 __all__ = ["TIPS", "GermanWhistHeuristic"]

@@ -183,6 +183,7 @@ class Stage2Play:
 
     # --- tie-breaks -------------------------------------------------------------------
 
+
 class _OutOfBudget(Exception):
     """The exact search needed more than ``NODE_LIMIT`` positions."""
 

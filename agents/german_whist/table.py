@@ -129,4 +129,3 @@ class Table:
         else:
             # "Every card is accounted for by then": pack minus ours minus played.
             self.opp_hand = deck.all_mask & ~self.hand & ~self.played
-

@@ -50,7 +50,7 @@ from ...envs.forty_fives import rules
 from ...envs.forty_fives.rules import FortyFives
 from ...envs.forty_fives.state import Phase, State
 from ..base import Agent, Turn
-from .tricks import INF, Knowledge, PIMCAgent, TrickSolver, make_solver_agent
+from .tricks import INF, Knowledge, PIMCAgent, TrickSolver, acting_seat, solver_agents
 
 DECK = FRENCH_52
 DEFAULT_SAMPLES = 16  # pimc:16 beat the heuristic clearly, pimc:8 did not (docs)
@@ -349,10 +349,7 @@ def move_values(
     seat's side's points in the deal (tricks so far included) with best play after it,
     all hands open (``hands``: a world to use instead of the state's). Covers trick
     play and the robber's first turn (``rob:X``, or a card that declines)."""
-    if seat is None:
-        seat = state.to_play
-    if seat != state.to_play:
-        raise ValueError(f"seat {seat} is not to act (player_{state.to_play} is)")
+    seat = acting_seat(state, seat)
     solver = solver_for(game, state, seat, hands)
     base = points_so_far(game, state, seat, solver.hands, solver.rob_seat)
     leader, trick = state.leader, list(state.trick)
@@ -501,9 +498,7 @@ class FortyFivesPIMC(PIMCAgent):
         return super().act(turn)
 
 
-def make_agent(kind: str, arg: str, seed: int | None = None) -> Agent:
-    """``solver`` and ``pimc:N`` for ``forty_fives_v0`` (`parlour.agents.make`)."""
-    return make_solver_agent(kind, arg, seed, FortyFivesPIMC, DEFAULT_SAMPLES)
+make_agent = solver_agents(FortyFivesPIMC, DEFAULT_SAMPLES)
 
 
 def random_play_state(

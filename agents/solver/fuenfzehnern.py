@@ -45,8 +45,7 @@ from ...envs.fuenfzehnern.rules import (
     Fuenfzehnern,
 )
 from ...envs.fuenfzehnern.state import Phase, State
-from ..base import Agent
-from .tricks import Knowledge, PIMCAgent, TrickSolver, make_solver_agent
+from .tricks import Knowledge, PIMCAgent, TrickSolver, acting_seat, solver_agents
 
 DECK = GERMAN_32
 DEFAULT_SAMPLES = 8
@@ -239,10 +238,7 @@ def move_values(
     """Each legal action's exact (paranoid) value: the acting seat's card points in the
     deal, those taken so far included, all hands open (``hands``: a world instead of the
     state's)."""
-    if seat is None:
-        seat = state.to_play
-    if seat != state.to_play:
-        raise ValueError(f"seat {seat} is not to act (player_{state.to_play} is)")
+    seat = acting_seat(state, seat)
     solver = solver_for(game, state, seat, hands)
     ext = canonical_chain(game, state.chain)
     legal = game.legal_actions(state)
@@ -304,9 +300,7 @@ class FuenfzehnernPIMC(PIMCAgent):
     values_of = staticmethod(move_values)
 
 
-def make_agent(kind: str, arg: str, seed: int | None = None) -> Agent:
-    """``solver`` and ``pimc:N`` for ``fuenfzehnern_v0`` (`parlour.agents.make`)."""
-    return make_solver_agent(kind, arg, seed, FuenfzehnernPIMC, DEFAULT_SAMPLES)
+make_agent = solver_agents(FuenfzehnernPIMC, DEFAULT_SAMPLES)
 
 
 __all__ = [

@@ -29,9 +29,8 @@ from typing import Any
 from ...envs.core.cards import cards_in
 from ...envs.herzeln.rules import DOMINO, TRICKS_PER_DEAL, Herzeln
 from ...envs.herzeln.state import Phase, State
-from ..base import Agent
 from ..herzeln import PackTables
-from .tricks import Knowledge, PIMCAgent, TrickSolver, make_solver_agent
+from .tricks import Knowledge, PIMCAgent, TrickSolver, acting_seat, solver_agents
 
 DEFAULT_SAMPLES = 8
 
@@ -153,10 +152,7 @@ def move_values(
     """Each legal card's exact (paranoid) value: the acting seat's points in the deal
     (those scored so far included), all hands open (``hands``: a world instead of the
     state's)."""
-    if seat is None:
-        seat = state.to_play
-    if seat != state.to_play:
-        raise ValueError(f"seat {seat} is not to act (player_{state.to_play} is)")
+    seat = acting_seat(state, seat)
     solver = solver_for(game, state, seat, hands)
     legal = game.legal_actions(state)
     values = solver.move_values(state.leader, list(state.trick), None, legal)
@@ -199,9 +195,7 @@ class HerzelnPIMC(PIMCAgent):
     values_of = staticmethod(move_values)
 
 
-def make_agent(kind: str, arg: str, seed: int | None = None) -> Agent:
-    """``solver`` and ``pimc:N`` for ``herzeln_v0`` (`parlour.agents.make`)."""
-    return make_solver_agent(kind, arg, seed, HerzelnPIMC, DEFAULT_SAMPLES)
+make_agent = solver_agents(HerzelnPIMC, DEFAULT_SAMPLES)
 
 
 __all__ = [

@@ -36,6 +36,7 @@ to the game's heuristic bot. Decisions that are not trick play go to the heurist
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -607,25 +608,34 @@ def solver_factory_error(kind: str, env_name: str) -> ValueError:
     )
 
 
-def make_solver_agent(
-    kind: str,
-    arg: str,
-    seed: int | None,
-    cls: type[PIMCAgent],
-    default_samples: int,
-) -> Agent:
-    """``solver`` (= ``pimc:default_samples``) or ``pimc:N`` of a PIMC class."""
-    if kind == "solver":
-        if arg:
-            raise ValueError(
-                "the solver bot takes no options (use pimc:N to set the samples)"
-            )
-        agent = cls(default_samples, seed=seed)
-        agent.spec = "solver"
-        return agent
-    if kind == "pimc":
-        return cls(parse_samples(arg, cls.env_name), seed=seed)
-    raise solver_factory_error(kind, cls.env_name)
+def solver_agents(cls: type[PIMCAgent], default_samples: int) -> Callable[..., Agent]:
+    """A solver module's ``make_agent(kind, arg, seed=None)`` (`parlour.agents.make`):
+    ``solver`` (= ``pimc:default_samples``) or ``pimc:N`` of the PIMC class ``cls``."""
+
+    def make_agent(kind: str, arg: str, seed: int | None = None) -> Agent:
+        if kind == "solver":
+            if arg:
+                raise ValueError(
+                    "the solver bot takes no options (use pimc:N to set the samples)"
+                )
+            agent = cls(default_samples, seed=seed)
+            agent.spec = "solver"
+            return agent
+        if kind == "pimc":
+            return cls(parse_samples(arg, cls.env_name), seed=seed)
+        raise solver_factory_error(kind, cls.env_name)
+
+    make_agent.__doc__ = f"``solver`` and ``pimc:N`` for ``{cls.env_name}``."
+    return make_agent
+
+
+def acting_seat(state: Any, seat: int | None) -> int:
+    """``seat``, which must be the one to act in ``state`` (None: that one)."""
+    if seat is None:
+        return state.to_play
+    if seat != state.to_play:
+        raise ValueError(f"seat {seat} is not to act (player_{state.to_play} is)")
+    return seat
 
 
 def turn_for(game, state, seat: int | None = None) -> Turn:
@@ -641,19 +651,12 @@ def advance_random(game, rng: np.random.Generator, cards: int | None, ready) -> 
     """A state of a random deal after random play: the first decision where
     ``ready(state)`` holds and the seat to act holds ``cards`` cards (``None``: stop at
     a random such decision). Tests and benchmarks use it."""
-    from ...envs.core.engine import CHANCE, TERMINAL
+    from ...envs.core.engine import TERMINAL
 
     for _ in range(100):
         st = game.new_state()
         stops = []
-        while True:
-            p = game.current_player(st)
-            if p == TERMINAL:
-                break
-            if p == CHANCE:
-                for a in game.sample_chance(st, rng):
-                    game.apply(st, a)
-                continue
+        while (p := game.advance_chance(st, rng)) != TERMINAL:
             if ready(st):
                 size = st.hands[p].bit_count()
                 if cards is None:

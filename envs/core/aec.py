@@ -15,9 +15,10 @@ the action mask from it without going through a Python list.
 
 from __future__ import annotations
 
+import inspect
 import warnings
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -57,6 +58,24 @@ class ParlourAECEnv(AECEnv):
         "is_parallelizable": False,
         "render_fps": 1,
     }
+
+    #: the engine class a game's ``raw_env`` drives (None on this base class)
+    game_class: type[Game] | None = None
+
+    def __init_subclass__(
+        cls, game: type[Game] | None = None, name: str | None = None, **kwargs: Any
+    ) -> None:
+        """A game's env class: ``class raw_env(ParlourAECEnv, game=Engine,
+        name="<game>_v0")``. Its ``__init__`` takes the engine's constructor keywords
+        (with their signature, which ``envs.make`` and ``envs.game_options`` read) and
+        ``render_mode`` and ``illegal_action``, so each game option is declared once,
+        on the engine; ``name`` is PettingZoo's ``metadata["name"]``."""
+        super().__init_subclass__(**kwargs)
+        if name is not None:
+            cls.metadata = {**cls.metadata, "name": name}
+        if game is not None:
+            cls.game_class = game
+            cls.__init__ = _engine_init(game)
 
     def __init__(
         self,
@@ -329,6 +348,45 @@ class ParlourAECEnv(AECEnv):
         self._accumulate_rewards()
 
 
+def _engine_init(game_class: type[Game]) -> Callable[..., None]:
+    """The ``__init__`` of an env class driving ``game_class``: the game options go to
+    the engine, the driver options to `ParlourAECEnv`."""
+
+    def __init__(
+        self: ParlourAECEnv,
+        *args: Any,
+        render_mode: str | None = None,
+        illegal_action: str = "raise",
+        **options: Any,
+    ) -> None:
+        ParlourAECEnv.__init__(
+            self,
+            game_class(*args, **options),
+            render_mode=render_mode,
+            illegal_action=illegal_action,
+        )
+
+    game_params = list(inspect.signature(game_class.__init__).parameters.values())
+    driver = inspect.signature(__init__).parameters
+    __init__.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [*game_params, driver["render_mode"], driver["illegal_action"]]
+    )
+    __init__.__doc__ = f"A new env; the game options are `{game_class.__name__}`'s."
+    return __init__
+
+
+def wrapped(raw_class: type[ParlourAECEnv]) -> Callable[..., AECEnv]:
+    """A game module's ``env()``: ``raw_class`` with PettingZoo's wrappers (`wrap`)."""
+
+    def env(**options: Any) -> AECEnv:
+        return wrap(raw_class(**options))
+
+    name = raw_class.metadata["name"]
+    env.__doc__ = f"The wrapped ``{name}`` env (its module lists the options)."
+    env.__module__ = raw_class.__module__
+    return env
+
+
 def _not_reset(method: str) -> RuntimeError:
     return RuntimeError(f"call reset() before {method}(): the env has no game yet")
 
@@ -408,4 +466,10 @@ def wrap(raw: AECEnv) -> AECEnv:
     return OrderEnforcing(raw)
 
 
-__all__ = ["ILLEGAL_ACTION_POLICIES", "OrderEnforcing", "ParlourAECEnv", "wrap"]
+__all__ = [
+    "ILLEGAL_ACTION_POLICIES",
+    "OrderEnforcing",
+    "ParlourAECEnv",
+    "wrap",
+    "wrapped",
+]

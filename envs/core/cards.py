@@ -14,7 +14,8 @@ formatting always gives the canonical form. The jokers are ``JKH`` (high) and ``
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 SUITS = "SHDC"
 SUIT_SYMBOLS = "♠♥♦♣"
@@ -121,6 +122,10 @@ class Deck:
         """Names of the cards in a bitmask, in pack order, space-separated."""
         return " ".join(self.names[c] for c in cards_in(mask))
 
+    def pretty_mask(self, mask: int) -> str:
+        """`pretty` names of the cards in a bitmask, in pack order; ``-`` for none."""
+        return " ".join(self.pretty(c) for c in cards_in(mask)) or "-"
+
     def german(self, card: int) -> str:
         """A German rendering, e.g. ``"Herz-Ober"`` for QH (names in the API stay
         canonical)."""
@@ -154,6 +159,33 @@ def cards_in(mask: int) -> list[int]:
         out.append(low.bit_length() - 1)
         mask ^= low
     return out
+
+
+def hand_view(
+    hand: int,
+    seat: int,
+    viewer: int | None,
+    show: Callable[[int], str],
+    hidden: str = "cards",
+) -> str:
+    """Seat ``seat``'s ``hand`` (a bitmask) in a table rendered for ``viewer``:
+    ``show(hand)`` for the full view (None) and for its owner, else only how many
+    ``hidden`` there are."""
+    if viewer is None or seat == viewer:
+        return show(hand)
+    return f"{hand.bit_count()} {hidden}"
+
+
+def held_bit(game: Any, state: Any, card: int, size: int) -> int:
+    """The bit of ``card`` (an id below ``size``) in the hand of the seat to play
+    (``state.hands[state.to_play]``); `IllegalActionError` (``game.illegal``) when
+    that seat does not hold it."""
+    bit = 1 << card if 0 <= card < size else 0
+    if not bit & state.hands[state.to_play]:
+        raise game.illegal(
+            state, card, f"player_{state.to_play} does not hold that card"
+        )
+    return bit
 
 
 FRENCH_52 = Deck("52-card French", RANKS)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import warnings
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from .cards import Deck
@@ -37,7 +37,7 @@ def warn_later_deals_random(game: Any, forced: int, episode: str) -> None:
         f"{episode}; later deals are dealt at random from the env's seed (force "
         "more with options['deals'])",
         LaterDealsRandomWarning,
-        stacklevel=3,
+        stacklevel=4,  # the env's reset, through forced_deals and forced_chance
     )
 
 
@@ -171,12 +171,54 @@ def deal_list(options: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return list(deals)
 
 
+def forced_deals(
+    game: Any,
+    options: Mapping[str, Any],
+    deal_cards: Callable[[Mapping[str, Any], str, int | None], Iterable[int]],
+    keys: Sequence[str] = ("dealer", "hands"),
+    *,
+    most: int | None,
+    total: int | None,
+    episode: str = "match",
+) -> list[int | None]:
+    """A card game's ``forced_chance``: the outcomes of ``options["dealer"]`` and the
+    forced deal(s), ``[first dealer (None: left to chance), *each deal's cards in the
+    order the engine deals them]``, or ``[]`` when the options force nothing.
+
+    Each deal's ``keys`` are checked and its dealer against the rotation, then
+    ``deal_cards(deal, where, dealer)`` (``dealer``: this deal's, None when no dealer
+    is given) checks the cards and returns them in dealing order. ``most`` deals may be
+    forced (None: no limit); fewer than ``total`` (None: an open-ended ``episode``)
+    warn that the later deals are random (`LaterDealsRandomWarning`).
+    """
+    n = game.num_players
+    deals = deal_list(options)
+    if most is not None and len(deals) > most:
+        raise ValueError(
+            f"options['deals'] gives {len(deals)} deals but the episode has {most}"
+        )
+    first_dealer = parse_dealer(options, n, "options") if "dealer" in options else None
+    out: list[int | None] = []
+    for i, deal in enumerate(deals):
+        where = deal_name(options, i)
+        check_keys(where, deal, keys)
+        first_dealer = rotation_dealer(i, deal, first_dealer, n, where)
+        dealer = None if first_dealer is None else (first_dealer + i) % n
+        out.extend(deal_cards(deal, where, dealer))
+    if first_dealer is None and not deals:
+        return []
+    if deals and (total is None or len(deals) < total):
+        warn_later_deals_random(game, len(deals), episode)
+    return [first_dealer, *out]
+
+
 __all__ = [
     "LaterDealsRandomWarning",
     "check_keys",
     "check_partition",
     "deal_list",
     "deal_name",
+    "forced_deals",
     "parse_cards",
     "parse_dealer",
     "parse_hands",

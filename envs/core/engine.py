@@ -104,6 +104,15 @@ class Game(ABC, Generic[S]):
         probs = np.fromiter((p for _, p in outcomes), dtype=float, count=len(outcomes))
         return [outcomes[int(rng.choice(len(outcomes), p=probs / probs.sum()))][0]]
 
+    def advance_chance(self, state: S, rng: np.random.Generator) -> int:
+        """Apply chance outcomes drawn with `sample_chance` until a seat is to act or
+        the game is over; returns `current_player` (tests, bots and benchmarks use it
+        to reach the next decision of a random deal)."""
+        while (player := self.current_player(state)) == CHANCE:
+            for outcome in self.sample_chance(state, rng):
+                self.apply(state, outcome)
+        return player
+
     def forced_chance(self, options: Mapping[str, Any]) -> list[int | None]:
         """Chance outcomes that reproduce the deal(s) or dice given in reset options, in
         order; ``None`` leaves that one chance node to the random generator.

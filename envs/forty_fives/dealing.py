@@ -10,17 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..core.cards import SUITS, cards_in, mask_of
-from ..core.deal import (
-    check_partition,
-    deal_list,
-    deal_name,
-    parse_cards,
-    parse_dealer,
-    parse_hands,
-    rotation_dealer,
-    warn_later_deals_random,
-)
-from ..core.engine import check_keys
+from ..core.deal import check_partition, forced_deals, parse_cards, parse_hands
 from .state import Phase, State
 from .tables import (
     DECK,
@@ -163,68 +153,54 @@ class Dealing:
         match, deals after the forced ones are random (a `LaterDealsRandomWarning`
         says so, once per env).
         """
+        one = self.episode == "deal"
+        # a kitty in a variant without one gets its own message (_deal_cards)
+        keys = ("dealer", "hands", "stock", "kitty")
+        most, total = (1, 1) if one else (None, self.max_deals)
+        return forced_deals(
+            self, options, self._deal_cards, keys, most=most, total=total
+        )
+
+    def _deal_cards(self, deal: Mapping, where: str, dealer: int | None) -> list[int]:
+        """A forced deal's cards in dealing order (`_order_deal`)."""
         n = self.num_players
-        deals = deal_list(options)
-        if len(deals) > 1 and self.episode == "deal":
+        if not self.auction and "kitty" in deal:
             raise ValueError(
-                "options['deals'] gives several deals but the episode is one deal"
+                f"{where}['kitty']: only the auction variants deal a kitty "
+                f"(variant={self.variant!r})"
             )
-        first_dealer = (
-            parse_dealer(options, n, "options") if "dealer" in options else None
-        )
-        out: list[int | None] = []
-        keys = (
-            ("dealer", "hands", "stock", "kitty")
-            if self.auction
-            else ("dealer", "hands", "stock")
-        )
-        for i, deal in enumerate(deals):
-            where = deal_name(options, i)
-            if not self.auction and "kitty" in deal:
+        if self.auction and "kitty" not in deal:
+            # before the stock's count, which a deal without its kitty also breaks
+            raise ValueError(
+                f"{where} has no 'kitty': the auction variants deal "
+                f"{KITTY_SIZE} cards face down to a kitty; give "
+                f"{where}['kitty'] = [{KITTY_SIZE} card names]"
+            )
+        if dealer is None:
+            raise ValueError(
+                f"a forced deal needs its dealer: give {where}['dealer'] or "
+                "options['dealer'] (the packet order depends on it)"
+            )
+        hands = parse_hands(DECK, deal, n, HAND_SIZE, where)
+        stock = parse_cards(DECK, deal.get("stock"), f"{where}['stock']")
+        if len(stock) != self.stock_size:
+            raise ValueError(
+                f"{where}['stock'] must have {self.stock_size} cards "
+                f"(52 - {HAND_SIZE} x {n}"
+                f"{' - 3 for the kitty' if self.auction else ''}), "
+                f"got {len(stock)}"
+            )
+        groups = [*hands, stock]
+        kitty: list[int] = []
+        if self.auction:
+            kitty = parse_cards(DECK, deal["kitty"], f"{where}['kitty']")
+            if len(kitty) != KITTY_SIZE:
                 raise ValueError(
-                    f"{where}['kitty']: only the auction variants deal a kitty "
-                    f"(variant={self.variant!r})"
+                    f"{where}['kitty'] must have {KITTY_SIZE} cards, got {len(kitty)}"
                 )
-            check_keys(where, deal, keys)
-            if self.auction and "kitty" not in deal:
-                # before the stock's count, which a deal without its kitty also breaks
-                raise ValueError(
-                    f"{where} has no 'kitty': the auction variants deal "
-                    f"{KITTY_SIZE} cards face down to a kitty; give "
-                    f"{where}['kitty'] = [{KITTY_SIZE} card names]"
-                )
-            first_dealer = rotation_dealer(i, deal, first_dealer, n, where)
-            if first_dealer is None:
-                raise ValueError(
-                    f"a forced deal needs its dealer: give {where}['dealer'] or "
-                    "options['dealer'] (the packet order depends on it)"
-                )
-            hands = parse_hands(DECK, deal, n, HAND_SIZE, where)
-            stock = parse_cards(DECK, deal.get("stock"), f"{where}['stock']")
-            if len(stock) != self.stock_size:
-                raise ValueError(
-                    f"{where}['stock'] must have {self.stock_size} cards "
-                    f"(52 - {HAND_SIZE} x {n}"
-                    f"{' - 3 for the kitty' if self.auction else ''}), "
-                    f"got {len(stock)}"
-                )
-            groups = [*hands, stock]
-            kitty: list[int] = []
-            if self.auction:
-                kitty = parse_cards(DECK, deal["kitty"], f"{where}['kitty']")
-                if len(kitty) != KITTY_SIZE:
-                    raise ValueError(
-                        f"{where}['kitty'] must have {KITTY_SIZE} cards, "
-                        f"got {len(kitty)}"
-                    )
-                groups.append(kitty)
-            check_partition(DECK, groups, where)
-            out.extend(self._order_deal((first_dealer + i) % n, hands, kitty, stock))
-        if first_dealer is None and not deals:
-            return []
-        if deals and self.episode == "match" and len(deals) < self.max_deals:
-            warn_later_deals_random(self, len(deals), "match")
-        return [first_dealer, *out]
+            groups.append(kitty)
+        check_partition(DECK, groups, where)
+        return self._order_deal(dealer, hands, kitty, stock)
 
     def _order_deal(
         self, dealer: int, hands: list[list[int]], kitty: list[int], stock: list[int]

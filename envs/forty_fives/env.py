@@ -47,6 +47,11 @@ Rewards
     side's score change minus the mean change of all sides (a failed bid counts
     negative), so rewards are zero-sum in every mode (``game.zero_sum`` is True).
 
+Infos and tools
+    As in every Parlour env (``envs/core/aec.py``): ``infos`` hold the return and the
+    illegal-action flag, the public record is ``env.unwrapped.details()``, and
+    ``docs/integrations.md`` says which ``illegal_action`` mode each tool needs.
+
 Options
     ``players`` (4), ``variant`` ("forty_fives" | "twenty_five" | "auction" |
     "one_ten"), ``episode`` ("match" | "deal"), ``target`` (45/25/120/110),
@@ -72,11 +77,6 @@ Robbing
     observation shows who holds the ace unless he robs (which is public: the turned
     card leaves the table).
 
-Infos and tools
-    As in every Parlour env (``envs/core/aec.py``): ``infos`` hold the return and the
-    illegal-action flag, the public record is ``env.unwrapped.details()``, and
-    ``docs/integrations.md`` says which ``illegal_action`` mode each tool needs.
-
 Version history
     v0: first release. Revised in place: the rob decision was a phase of its own
     (seen by everyone, even on a decline); it is now part of the robber's first turn.
@@ -84,48 +84,12 @@ Version history
 
 from __future__ import annotations
 
-from ..core.aec import ParlourAECEnv, wrap
+from ..core.aec import ParlourAECEnv, wrapped
 from .rules import FortyFives
 
 
-class raw_env(ParlourAECEnv):  # noqa: N801 - PettingZoo's naming convention
+class raw_env(ParlourAECEnv, game=FortyFives, name="forty_fives_v0"):  # noqa: N801
     """The unwrapped env; ``env()`` adds PettingZoo's order enforcement."""
 
-    metadata = {**ParlourAECEnv.metadata, "name": "forty_fives_v0"}
 
-    def __init__(
-        self,
-        players: int = 4,
-        variant: str = "forty_fives",
-        episode: str = "match",
-        target: int | None = None,
-        void_must_trump: bool = True,
-        packets: str = "3+2",
-        bidder_leads: bool | None = None,
-        thirty_for_sixty: bool | None = None,
-        bidder_out_first: bool | None = None,
-        max_deals: int = 100,
-        render_mode: str | None = None,
-        illegal_action: str = "raise",
-    ):
-        super().__init__(
-            FortyFives(
-                players=players,
-                variant=variant,
-                episode=episode,
-                target=target,
-                void_must_trump=void_must_trump,
-                packets=packets,
-                bidder_leads=bidder_leads,
-                thirty_for_sixty=thirty_for_sixty,
-                bidder_out_first=bidder_out_first,
-                max_deals=max_deals,
-            ),
-            render_mode=render_mode,
-            illegal_action=illegal_action,
-        )
-
-
-def env(**options) -> ParlourAECEnv:
-    """The wrapped ``forty_fives_v0`` env (see the module docstring for the options)."""
-    return wrap(raw_env(**options))
+env = wrapped(raw_env)

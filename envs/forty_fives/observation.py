@@ -51,7 +51,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..core import picklable
-from ..core.cards import SUIT_SYMBOLS, SUITS, cards_in
+from ..core.cards import SUIT_SYMBOLS, SUITS, hand_view
 from .state import Phase, State
 
 if TYPE_CHECKING:
@@ -192,21 +192,20 @@ def encode(game: FortyFives, state: State, player: int) -> np.ndarray:
     return out
 
 
+#: each variant's name in the rendered table
+TITLES = {
+    "forty_fives": "Forty-Fives",
+    "twenty_five": "Twenty-Five",
+    "auction": "Auction Forty-Fives (120)",
+    "one_ten": "One Hundred and Ten",
+}
+
+
 def render(game: FortyFives, state: State, viewer: int | None = None) -> str:
     """The table as text: all hands when ``viewer`` is None, else what that seat may
     see."""
     deck = game.deck
-
-    def cards(mask: int) -> str:
-        return " ".join(deck.pretty(c) for c in cards_in(mask)) or "-"
-
-    title = {
-        "forty_fives": "Forty-Fives",
-        "twenty_five": "Twenty-Five",
-        "auction": "Auction Forty-Fives (120)",
-        "one_ten": "One Hundred and Ten",
-    }
-    head = f"{title[game.variant]}, {game.num_players} players"
+    head = f"{TITLES[game.variant]}, {game.num_players} players"
     if state.phase < Phase.BID:
         return f"{head}: dealing (deal {state.deal_no + 1})"
     lines = [
@@ -230,10 +229,7 @@ def render(game: FortyFives, state: State, viewer: int | None = None) -> str:
     for s in range(game.num_players):
         tag = " (you)" if s == viewer else ""
         side = f"side {game.team_of[s]}" if game.num_teams < game.num_players else ""
-        if viewer is None or s == viewer:
-            hand = cards(state.hands[s])
-        else:
-            hand = f"{state.hands[s].bit_count()} cards"
+        hand = hand_view(state.hands[s], s, viewer, deck.pretty_mask)
         extra = ""
         if game.auction and state.phase >= Phase.DISCARD:
             extra = f", discarded {state.discards[s]}, drew {state.drawn[s]}"

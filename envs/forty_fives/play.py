@@ -4,6 +4,7 @@ card, the trick's winner."""
 
 from __future__ import annotations
 
+from ..core.cards import held_bit
 from .state import Phase, State
 from .tables import (
     DECK,
@@ -88,9 +89,7 @@ class TrickPlay:
 
     def _play(self, state: State, card: int) -> None:
         player = state.to_play
-        bit = 1 << card if 0 <= card < DECK.size else 0
-        if not bit & state.hands[player]:
-            raise self.illegal(state, card, f"player_{player} does not hold that card")
+        bit = held_bit(self, state, card, DECK.size)
         if not bit & self.legal_mask(state):
             if (1 << state.trick[0]) & state.trump_mask:
                 why = (

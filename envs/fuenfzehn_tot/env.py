@@ -27,6 +27,11 @@ Rewards
     every other player +1/(n-1), so rewards sum to zero; ``zero_sum=False`` gives the
     others 0 (then ``env.unwrapped.game.zero_sum`` is False).
 
+Infos and tools
+    As in every Parlour env (``envs/core/aec.py``): ``infos`` hold the return and the
+    illegal-action flag, the public record is ``env.unwrapped.details()``, and
+    ``docs/integrations.md`` says which ``illegal_action`` mode each tool needs.
+
 Options
     ``players`` (4), ``matches`` (10), ``auto_stand_at_15_half1`` (False),
     ``half2_bust`` ("out" | "ends_round"), ``all_bust`` ("replay" | "next_starter"),
@@ -43,57 +48,18 @@ Reset options
     seat rolls 1, the others 2; ``dice`` then begin with the first turn, and without
     ``dice`` every later die is random).
 
-Infos and tools
-    As in every Parlour env (``envs/core/aec.py``): ``infos`` hold the return and the
-    illegal-action flag, the public record is ``env.unwrapped.details()``, and
-    ``docs/integrations.md`` says which ``illegal_action`` mode each tool needs.
-
 Version history
     v0: first release.
 """
 
 from __future__ import annotations
 
-from ..core.aec import ParlourAECEnv, wrap
+from ..core.aec import ParlourAECEnv, wrapped
 from .rules import FuenfzehnTot
 
 
-class raw_env(ParlourAECEnv):  # noqa: N801 - PettingZoo's naming convention
+class raw_env(ParlourAECEnv, game=FuenfzehnTot, name="fuenfzehn_tot_v0"):  # noqa: N801
     """The unwrapped env; ``env()`` adds PettingZoo's order enforcement."""
 
-    metadata = {**ParlourAECEnv.metadata, "name": "fuenfzehn_tot_v0"}
 
-    def __init__(
-        self,
-        players: int = 4,
-        matches: int = 10,
-        auto_stand_at_15_half1: bool = False,
-        half2_bust: str = "out",
-        all_bust: str = "replay",
-        zero_sum: bool = True,
-        auto_forced_moves: bool = False,
-        rule1: bool = True,
-        rule2: bool = True,
-        render_mode: str | None = None,
-        illegal_action: str = "raise",
-    ):
-        super().__init__(
-            FuenfzehnTot(
-                players=players,
-                matches=matches,
-                auto_stand_at_15_half1=auto_stand_at_15_half1,
-                half2_bust=half2_bust,
-                all_bust=all_bust,
-                zero_sum=zero_sum,
-                auto_forced_moves=auto_forced_moves,
-                rule1=rule1,
-                rule2=rule2,
-            ),
-            render_mode=render_mode,
-            illegal_action=illegal_action,
-        )
-
-
-def env(**options) -> ParlourAECEnv:
-    """The wrapped ``fuenfzehn_tot_v0`` env (the module docstring lists the options)."""
-    return wrap(raw_env(**options))
+env = wrapped(raw_env)

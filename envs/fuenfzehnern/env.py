@@ -41,6 +41,11 @@ Rewards
     that ends it; in a match they accumulate, so each seat's episode return is its
     session total.
 
+Infos and tools
+    As in every Parlour env (``envs/core/aec.py``): ``infos`` hold the return and the
+    illegal-action flag, the public record is ``env.unwrapped.details()``, and
+    ``docs/integrations.md`` says which ``illegal_action`` mode each tool needs.
+
 Options
     ``players`` (4 | 3), ``removed_suit`` ("C"; 3 players only), ``lead_rules``
     ("strict" | "relaxed"; rules-notes' ``rules``), ``unbeatable_duty_on_first_suit``
@@ -53,54 +58,18 @@ Reset options
     ``dealer``; ``deal`` = ``{"dealer": d, "hands": [[8 names] × P]}``; ``deals`` = a
     list of those for a match (later dealers follow the rotation and may be left out).
 
-Infos and tools
-    As in every Parlour env (``envs/core/aec.py``): ``infos`` hold the return and the
-    illegal-action flag, the public record is ``env.unwrapped.details()``, and
-    ``docs/integrations.md`` says which ``illegal_action`` mode each tool needs.
-
 Version history
     v0: first release.
 """
 
 from __future__ import annotations
 
-from ..core.aec import ParlourAECEnv, wrap
+from ..core.aec import ParlourAECEnv, wrapped
 from .rules import Fuenfzehnern
 
 
-class raw_env(ParlourAECEnv):  # noqa: N801 - PettingZoo's naming convention
+class raw_env(ParlourAECEnv, game=Fuenfzehnern, name="fuenfzehnern_v0"):  # noqa: N801
     """The unwrapped env; ``env()`` adds PettingZoo's order enforcement."""
 
-    metadata = {**ParlourAECEnv.metadata, "name": "fuenfzehnern_v0"}
 
-    def __init__(
-        self,
-        players: int = 4,
-        removed_suit: str | None = None,
-        lead_rules: str = "strict",
-        unbeatable_duty_on_first_suit: bool | None = None,
-        tying_scoring: bool = False,
-        episode: str = "deal",
-        num_hands: int | None = None,
-        render_mode: str | None = None,
-        illegal_action: str = "raise",
-    ):
-        super().__init__(
-            Fuenfzehnern(
-                players=players,
-                removed_suit=removed_suit,
-                lead_rules=lead_rules,
-                unbeatable_duty_on_first_suit=unbeatable_duty_on_first_suit,
-                tying_scoring=tying_scoring,
-                episode=episode,
-                num_hands=num_hands,
-            ),
-            render_mode=render_mode,
-            illegal_action=illegal_action,
-        )
-
-
-def env(**options) -> ParlourAECEnv:
-    """The wrapped ``fuenfzehnern_v0`` env (see the module docstring for the
-    options)."""
-    return wrap(raw_env(**options))
+env = wrapped(raw_env)

@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..core.cards import GERMAN_SUITS, SUITS, cards_in
+from ..core.cards import GERMAN_SUITS, SUITS, cards_in, hand_view
 from .state import Phase, State
 
 if TYPE_CHECKING:
@@ -218,10 +218,7 @@ def render(game: Fuenfzehnern, state: State, viewer: int | None = None) -> str:
     lines.append(f"Capture chain (latest first): {chain or 'none, the lead is free'}")
     for p in range(n):
         tag = " (you)" if p == viewer else ""
-        if viewer is None or p == viewer:
-            held = cards(state.hands[p])
-        else:
-            held = f"{state.hands[p].bit_count()} hidden cards"
+        held = hand_view(state.hands[p], p, viewer, cards, "hidden cards")
         lines.append(
             f"player_{p}{tag}: {held} | tricks {state.tricks[p]}, card points "
             f"{state.points[p]}, game points {state.scores[p]}"

@@ -19,16 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from ..core.cards import GERMAN_32, SUITS, cards_in, parse_suit
-from ..core.deal import (
-    deal_list,
-    deal_name,
-    parse_dealer,
-    parse_hands,
-    rotation_dealer,
-    warn_later_deals_random,
-)
-from ..core.engine import CHANCE, TERMINAL, Game, check_choice, check_keys
+from ..core.cards import GERMAN_32, SUITS, cards_in, held_bit, parse_suit
+from ..core.deal import forced_deals, parse_hands
+from ..core.engine import CHANCE, TERMINAL, Game, check_choice
 from . import observation
 from .state import Phase, State
 
@@ -377,9 +370,7 @@ class Fuenfzehnern(Game[State]):
 
     def _play(self, state: State, card: int, zwang: int) -> None:
         player = state.to_play
-        bit = 1 << card if 0 <= card < NUM_CARDS else 0
-        if not bit & state.hands[player]:
-            raise self.illegal(state, card, f"player_{player} does not hold that card")
+        bit = held_bit(self, state, card, NUM_CARDS)
         if not bit & self.legal_mask(state):
             if state.trick:
                 why = (
@@ -670,28 +661,15 @@ class Fuenfzehnern(Game[State]):
         Errors name the deal (``deal``, ``deals[1]``). Deals of a match after the
         forced ones are random (a `LaterDealsRandomWarning` says so, once per env).
         """
+        n = self.num_hands
+        return forced_deals(self, options, self._deal_cards, most=n, total=n)
+
+    def _deal_cards(self, deal: Mapping, where: str, dealer: int | None) -> list[int]:
+        """A forced deal's cards in dealing order: one card to each seat in turn."""
         n = self.num_players
-        deals = deal_list(options)
-        if len(deals) > self.num_hands:
-            raise ValueError(
-                f"options give {len(deals)} deals but the episode has {self.num_hands}"
-            )
-        first_dealer = (
-            parse_dealer(options, n, "options") if "dealer" in options else None
-        )
-        out: list[int] = []
-        for i, deal in enumerate(deals):
-            where = deal_name(options, i)
-            check_keys(where, deal, ("dealer", "hands"))
-            first_dealer = rotation_dealer(i, deal, first_dealer, n, where)
-            hands = parse_hands(DECK, deal, n, HAND_SIZE, where)
-            self._check_deal(hands, where)
-            out.extend(hands[k % n][k // n] for k in range(HAND_SIZE * n))
-        if first_dealer is None and not deals:
-            return []
-        if deals and len(deals) < self.num_hands:
-            warn_later_deals_random(self, len(deals), "match")
-        return [first_dealer, *out]  # None: the first dealer is left to chance
+        hands = parse_hands(DECK, deal, n, HAND_SIZE, where)
+        self._check_deal(hands, where)
+        return [hands[k % n][k // n] for k in range(HAND_SIZE * n)]
 
     def _check_deal(self, hands: list[list[int]], where: str) -> None:
         seen = 0

@@ -25,6 +25,11 @@ Rewards
     ``episode="deal"``: ±(tricks − 13) for the deal; with ``episode="match"`` (default):
     +1 / -1 when a player reaches ``match_target`` match points. Zero-sum throughout.
 
+Infos and tools
+    As in every Parlour env (``envs/core/aec.py``): ``infos`` hold the return and the
+    illegal-action flag, the public record is ``env.unwrapped.details()``, and
+    ``docs/integrations.md`` says which ``illegal_action`` mode each tool needs.
+
 Options
     ``variant`` ("german" | "honeymoon"), ``episode`` ("deal" | "match"),
     ``match_target`` (14), ``illegal_action`` ("raise" | "penalize"), ``render_mode``
@@ -36,42 +41,18 @@ Reset options
     ``stock[0]`` the first face-up card; ``deals`` = a list of those for a Honeymoon
     match.
 
-Infos and tools
-    As in every Parlour env (``envs/core/aec.py``): ``infos`` hold the return and the
-    illegal-action flag, the public record is ``env.unwrapped.details()``, and
-    ``docs/integrations.md`` says which ``illegal_action`` mode each tool needs.
-
 Version history
     v0: first release.
 """
 
 from __future__ import annotations
 
-from ..core.aec import ParlourAECEnv, wrap
+from ..core.aec import ParlourAECEnv, wrapped
 from .rules import GermanWhist
 
 
-class raw_env(ParlourAECEnv):  # noqa: N801 - PettingZoo's naming convention
+class raw_env(ParlourAECEnv, game=GermanWhist, name="german_whist_v0"):  # noqa: N801
     """The unwrapped env; ``env()`` adds PettingZoo's order enforcement."""
 
-    metadata = {**ParlourAECEnv.metadata, "name": "german_whist_v0"}
 
-    def __init__(
-        self,
-        variant: str = "german",
-        episode: str | None = None,
-        match_target: int = 14,
-        render_mode: str | None = None,
-        illegal_action: str = "raise",
-    ):
-        super().__init__(
-            GermanWhist(variant=variant, episode=episode, match_target=match_target),
-            render_mode=render_mode,
-            illegal_action=illegal_action,
-        )
-
-
-def env(**options) -> ParlourAECEnv:
-    """The wrapped ``german_whist_v0`` env (see the module docstring for the
-    options)."""
-    return wrap(raw_env(**options))
+env = wrapped(raw_env)

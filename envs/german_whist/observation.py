@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..core.cards import SUIT_SYMBOLS, SUITS, cards_in
+from ..core.cards import SUIT_SYMBOLS, SUITS
 from .state import Phase, State
 
 if TYPE_CHECKING:
@@ -163,9 +163,6 @@ def render(game: GermanWhist, state: State, viewer: int | None = None) -> str:
     see."""
     deck = game.deck
 
-    def cards(mask: int) -> str:
-        return " ".join(deck.pretty(c) for c in cards_in(mask)) or "-"
-
     if state.phase < Phase.PLAY:
         return f"{game.variant} whist: dealing (deal {state.deal_no + 1})"
     lines = []
@@ -187,15 +184,14 @@ def render(game: GermanWhist, state: State, viewer: int | None = None) -> str:
         tag = " (you)" if p == viewer else ""
         open_hands = state.phase == Phase.PLAY and state.stage == 2
         if viewer is None or p == viewer or open_hands:
-            lines.append(f"player_{p}{tag} hand: {cards(state.hands[p])}")
+            lines.append(f"player_{p}{tag} hand: {deck.pretty_mask(state.hands[p])}")
         else:
             hidden = state.hands[p].bit_count() - state.seen[p].bit_count()
-            lines.append(
-                f"player_{p} hand: {hidden} hidden cards + Seen {cards(state.seen[p])}"
-            )
+            seen = deck.pretty_mask(state.seen[p])
+            lines.append(f"player_{p} hand: {hidden} hidden cards + Seen {seen}")
         if viewer is None or p == viewer:
             if state.seen[p] and state.stage == 1:
-                lines.append(f"player_{p} Seen row: {cards(state.seen[p])}")
+                lines.append(f"player_{p} Seen row: {deck.pretty_mask(state.seen[p])}")
     if state.lead >= 0:
         lines.append(f"Trick: player_{state.leader} led {deck.pretty(state.lead)}")
     if state.last_trick is not None:

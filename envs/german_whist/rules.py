@@ -14,24 +14,14 @@ from typing import Any
 
 import numpy as np
 
-from ..core.cards import FRENCH_52, FRENCH_54, cards_in, mask_of
-from ..core.deal import (
-    check_partition,
-    deal_list,
-    deal_name,
-    parse_cards,
-    parse_dealer,
-    parse_hands,
-    rotation_dealer,
-    warn_later_deals_random,
-)
+from ..core.cards import FRENCH_52, FRENCH_54, cards_in, held_bit, mask_of
+from ..core.deal import check_partition, forced_deals, parse_cards, parse_hands
 from ..core.engine import (
     CHANCE,
     TERMINAL,
     Game,
     check_choice,
     check_inert,
-    check_keys,
 )
 from . import observation
 from .state import Phase, State
@@ -214,9 +204,7 @@ class GermanWhist(Game[State]):
 
     def _play(self, state: State, card: int) -> None:
         player = state.to_play
-        bit = 1 << card if 0 <= card < self.deck.size else 0
-        if not bit & state.hands[player]:
-            raise self.illegal(state, card, f"player_{player} does not hold that card")
+        bit = held_bit(self, state, card, self.deck.size)
         if not bit & self.legal_mask(state):
             raise self.illegal(state, card, "you must follow suit")
         state.hands[player] ^= bit
@@ -504,7 +492,7 @@ class GermanWhist(Game[State]):
     def observe(self, state: State, player: int) -> np.ndarray:
         return observation.encode(self, state, player)
 
-    def forced_chance(self, options: Mapping[str, Any]) -> list[int]:
+    def forced_chance(self, options: Mapping[str, Any]) -> list[int | None]:
         """Chance outcomes for ``{"dealer": d}`` and/or ``{"deal": …}`` /
         ``{"deals": [...]}``.
 
@@ -514,33 +502,20 @@ class GermanWhist(Game[State]):
         Errors name the deal (``deal``, ``deals[1]``). In a match, deals after the
         forced ones are random (a `LaterDealsRandomWarning` says so, once per env).
         """
-        deals = deal_list(options)
-        if len(deals) > 1 and self.episode == "deal":
+        one = 1 if self.episode == "deal" else None  # a match has no fixed length
+        keys = ("dealer", "hands", "stock")
+        return forced_deals(self, options, self._deal_cards, keys, most=one, total=one)
+
+    def _deal_cards(self, deal: Mapping, where: str, dealer: int | None) -> list[int]:
+        """A forced deal's cards in dealing order: the two hands, then the stock."""
+        hands = parse_hands(self.deck, deal, 2, HAND_SIZE, where)
+        stock = parse_cards(self.deck, deal.get("stock"), f"{where}['stock']")
+        if len(stock) != self.stock_size:
             raise ValueError(
-                "options['deals'] gives several deals but the episode is one deal"
+                f"{where}['stock'] must have {self.stock_size} cards, got {len(stock)}"
             )
-        first_dealer = None
-        if "dealer" in options:
-            first_dealer = parse_dealer(options, 2, "options")
-        out: list[int] = []
-        for i, deal in enumerate(deals):
-            where = deal_name(options, i)
-            check_keys(where, deal, ("dealer", "hands", "stock"))
-            first_dealer = rotation_dealer(i, deal, first_dealer, 2, where)
-            hands = parse_hands(self.deck, deal, 2, HAND_SIZE, where)
-            stock = parse_cards(self.deck, deal.get("stock"), f"{where}['stock']")
-            if len(stock) != self.stock_size:
-                raise ValueError(
-                    f"{where}['stock'] must have {self.stock_size} cards, "
-                    f"got {len(stock)}"
-                )
-            check_partition(self.deck, [*hands, stock], where)
-            out.extend(hands[0] + hands[1] + stock)
-        if first_dealer is None and not deals:
-            return []
-        if deals and self.episode == "match":  # a match has no fixed number of deals
-            warn_later_deals_random(self, len(deals), "match")
-        return [first_dealer, *out]  # None: the first dealer is left to chance
+        check_partition(self.deck, [*hands, stock], where)
+        return hands[0] + hands[1] + stock
 
     def render(self, state: State, viewer: int | None = None) -> str:
         return observation.render(self, state, viewer)

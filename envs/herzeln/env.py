@@ -46,6 +46,11 @@ Rewards
     −80, −40, +40, −40, −60 (−30). The highest total wins; equal totals share the win
     (``env.unwrapped.details()["winners"]`` at the end).
 
+Infos and tools
+    As in every Parlour env (``envs/core/aec.py``): ``infos`` hold the return and the
+    illegal-action flag, the public record is ``env.unwrapped.details()``, and
+    ``docs/integrations.md`` says which ``illegal_action`` mode each tool needs.
+
 Options
     ``players`` (3 | 4, default 4); ``episode`` ("partie": the eight deals in the
     seed's order | "deal": one deal of ``contract``); ``contract`` (no_hearts, tricks,
@@ -60,49 +65,18 @@ Reset options
     list of those for the deals of a partie in order (later dealers follow the
     rotation).
 
-Infos and tools
-    As in every Parlour env (``envs/core/aec.py``): ``infos`` hold the return and the
-    illegal-action flag, the public record is ``env.unwrapped.details()``, and
-    ``docs/integrations.md`` says which ``illegal_action`` mode each tool needs.
-
 Version history
     v0: first release.
 """
 
 from __future__ import annotations
 
-from ..core.aec import ParlourAECEnv, wrap
+from ..core.aec import ParlourAECEnv, wrapped
 from .rules import Herzeln
 
 
-class raw_env(ParlourAECEnv):  # noqa: N801 - PettingZoo's naming convention
+class raw_env(ParlourAECEnv, game=Herzeln, name="herzeln_v0"):  # noqa: N801
     """The unwrapped env; ``env()`` adds PettingZoo's order enforcement."""
 
-    metadata = {**ParlourAECEnv.metadata, "name": "herzeln_v0"}
 
-    def __init__(
-        self,
-        players: int = 4,
-        episode: str | None = None,
-        contract: str | None = None,
-        domino_layout: str = "single_cyclic_line",
-        early_end: bool = False,
-        render_mode: str | None = None,
-        illegal_action: str = "raise",
-    ):
-        super().__init__(
-            Herzeln(
-                players=players,
-                episode=episode,
-                contract=contract,
-                domino_layout=domino_layout,
-                early_end=early_end,
-            ),
-            render_mode=render_mode,
-            illegal_action=illegal_action,
-        )
-
-
-def env(**options) -> ParlourAECEnv:
-    """The wrapped ``herzeln_v0`` env (see the module docstring for the options)."""
-    return wrap(raw_env(**options))
+env = wrapped(raw_env)

@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..core.cards import cards_in
+from ..core.cards import cards_in, hand_view
 from .state import Phase, State
 
 if TYPE_CHECKING:
@@ -194,10 +194,7 @@ def render(game: Herzeln, state: State, viewer: int | None = None) -> str:
     ]
     for p in range(n):
         tag = " (you)" if p == viewer else ""
-        if viewer is None or p == viewer:
-            hand = cards(state.hands[p])
-        else:
-            hand = f"{state.hands[p].bit_count()} cards"
+        hand = hand_view(state.hands[p], p, viewer, cards)
         extra = (
             f"tricks {state.tricks[p]}"
             if k != 7

@@ -16,23 +16,14 @@ from typing import Any
 import numpy as np
 
 from ..core import picklable
-from ..core.cards import GERMAN_32, SHORT_24, cards_in, mask_of
-from ..core.deal import (
-    check_partition,
-    deal_list,
-    deal_name,
-    parse_dealer,
-    parse_hands,
-    rotation_dealer,
-    warn_later_deals_random,
-)
+from ..core.cards import GERMAN_32, SHORT_24, cards_in, held_bit, mask_of
+from ..core.deal import check_partition, forced_deals, parse_hands
 from ..core.engine import (
     CHANCE,
     TERMINAL,
     Game,
     check_choice,
     check_inert,
-    check_keys,
 )
 from . import observation
 from .state import Phase, State
@@ -343,9 +334,7 @@ class Herzeln(Game[State]):
 
     def _play(self, state: State, card: int) -> None:
         player = state.to_play
-        bit = 1 << card if 0 <= card < self.N else 0
-        if not bit & state.hands[player]:
-            raise self.illegal(state, card, f"player_{player} does not hold that card")
+        bit = held_bit(self, state, card, self.N)
         if not bit & self.legal_mask(state):
             raise self.illegal(state, card, "you must follow suit")
         state.hands[player] ^= bit
@@ -681,30 +670,16 @@ class Herzeln(Game[State]):
         deal (``deal``, ``deals[1]``). Deals of a partie after the forced ones are
         random (a `LaterDealsRandomWarning` says so, once per env).
         """
-        n = self.num_players
-        deals = deal_list(options)
-        if len(deals) > len(self.contracts):
-            raise ValueError(
-                f"options['deals'] gives {len(deals)} deals but the episode has "
-                f"{len(self.contracts)}"
-            )
-        first_dealer = (
-            parse_dealer(options, n, "options") if "dealer" in options else None
+        n = len(self.contracts)
+        return forced_deals(
+            self, options, self._deal_cards, most=n, total=n, episode="partie"
         )
-        out: list[int | None] = []
-        for i, deal in enumerate(deals):
-            where = deal_name(options, i)
-            check_keys(where, deal, ("dealer", "hands"))
-            first_dealer = rotation_dealer(i, deal, first_dealer, n, where)
-            hands = parse_hands(self.deck, deal, n, HAND_SIZE, where)
-            check_partition(self.deck, hands, where)
-            for hand in hands:
-                out.extend(hand)
-        if first_dealer is None and not deals:
-            return []
-        if deals and len(deals) < len(self.contracts):
-            warn_later_deals_random(self, len(deals), "partie")
-        return [first_dealer, *out]  # None: the first dealer is left to chance
+
+    def _deal_cards(self, deal: Mapping, where: str, dealer: int | None) -> list[int]:
+        """A forced deal's cards in dealing order: each hand in turn, seat 0 first."""
+        hands = parse_hands(self.deck, deal, self.num_players, HAND_SIZE, where)
+        check_partition(self.deck, hands, where)
+        return [c for hand in hands for c in hand]
 
 
 __all__ = ["CONTRACTS", "Herzeln", "Phase", "State"]

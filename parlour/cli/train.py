@@ -144,6 +144,12 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from ..training import checkpoint as ckpt_io
     from ..training.arena import run_arena, save_json
 
+    if args.exact:
+        from .exploit import cmd_exact
+
+        return cmd_exact(args)
+    if args.env is not None:
+        raise UsageError("--env names the env of an agent spec: use it with --exact")
     source = args.checkpoint
     if source.startswith("pretrained:"):
         from ..training import pretrained
@@ -193,19 +199,10 @@ def _eval_json_path(json_arg: str, opponent: str) -> str:
 def _stage2_report(path, games: int, seed: int, options: dict) -> str:
     """The checkpoint's stage-2 play scored against the exact solver."""
     from ..agents.solver.german_whist import stage2_quality
+    from ..training.yardsticks import stage2_lines
 
     q = stage2_quality(f"ckpt:{path}", games=games, seed=seed, env_options=options)
-    lines = [
-        f"stage 2 against perfect play ({q.variant}, {q.games} games vs heuristic, "
-        f"{q.decisions} decisions with a choice):",
-        f"  optimal decisions         {q.optimal_fraction:.1%}",
-        f"  critical: optimal         {q.critical_optimal_fraction:.1%} "
-        f"of {q.critical}",
-        f"  tricks lost per decision  {q.mean_tricks_lost:.3f}",
-    ]
-    if q.variant == "german":
-        lines.append(f"  blunders / won positions  {q.blunders} / {q.won_positions}")
-    return "\n".join(lines)
+    return stage2_lines(q)
 
 
 
@@ -336,12 +333,29 @@ def add_parser(sub) -> None:
     )
     p.set_defaults(func=cmd_train)
 
-    p = sub.add_parser("eval", help="evaluate a checkpoint against bots")
+    p = sub.add_parser(
+        "eval",
+        help="evaluate a checkpoint against bots, or any agent against an exact "
+        "solution (--exact)",
+    )
     p.add_argument(
         "checkpoint",
         help="checkpoint directory or run directory, or pretrained:NAME (a shipped "
         "agent: the env's name for its default options, e.g. german_whist_v0, "
-        "german_whist_v0.honeymoon)",
+        "german_whist_v0.honeymoon); with --exact any agent spec",
+    )
+    p.add_argument(
+        "--exact",
+        action="store_true",
+        help="score the agent against the game's exact solution (German Whist: stage "
+        "2 against perfect play; Fünfzehn – tot: the loss against optimal) over "
+        "--games games",
+    )
+    p.add_argument(
+        "--env",
+        metavar="ENV",
+        help="--exact: the env of an agent spec that is no checkpoint (e.g. "
+        "--env fuenfzehn_tot_v0 for threshold:12)",
     )
     p.add_argument(
         "--vs",
@@ -415,4 +429,3 @@ def add_parser(sub) -> None:
     )
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=cmd_demo)
-

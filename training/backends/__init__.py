@@ -150,9 +150,15 @@ def check(name: str) -> None:
 def check_config(name: str, config: TrainConfig) -> None:
     """ValueError (one line) for a config the backend ``name`` cannot run: the
     backend module's own ``check_config(config)``, where it has one (the batch backend
-    needs a batched engine and refuses scalar bots in its rollout). Called before
+    needs a batched engine and refuses scalar bots in its rollout); learner_partners
+    is sb3's alone. Called before
     anything is written."""
     check(name)
+    if config.learner_partners and name != "sb3":
+        raise ValueError(
+            "learner_partners (the learner's snapshot as its partners) is played by "
+            "the sb3 backend's self-play envs only: use --backend sb3"
+        )
     module = importlib.import_module(BACKENDS[name].partition(":")[0])
     checker = getattr(module, "check_config", None)
     if checker is not None:

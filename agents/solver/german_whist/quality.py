@@ -220,6 +220,7 @@ def stage2_quality(
     other = build(opponent, seed + 1)
     scores: list[DecisionScore] = []
     seeds = np.random.SeedSequence(seed).generate_state(games, dtype=np.uint32).tolist()
+
     def score(p: int, action: int) -> None:
         if p == seat and raw.game_state.stage == 2:
             scored = score_decision(game, raw.game_state, action)

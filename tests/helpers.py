@@ -1,0 +1,76 @@
+"""Helpers the per-game test files share (imported as ``helpers``: pytest puts this
+folder on ``sys.path``, as it does for ``ray_cluster``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+
+from parlour.agents.base import Turn
+from parlour.envs.core.engine import TERMINAL
+from parlour.training.arena import play_game
+
+#: a German Whist training run of seconds: 256 steps in rollouts of 2 x 64, a 16-16
+#: net, one epoch, a snapshot, checkpoint and 2-game evaluation every 128 steps
+TINY_TRAINING: dict[str, Any] = {
+    "env": "german_whist_v0",
+    "total_timesteps": 256,
+    "n_envs": 2,
+    "n_steps": 64,
+    "batch_size": 64,
+    "n_epochs": 1,
+    "net_arch": [16, 16],
+    "opponents": {"self": 0.5, "random": 0.5},
+    "snapshot_every": 128,
+    "checkpoint_every": 128,
+    "eval_every": 128,
+    "eval_games": 2,
+    "eval_opponents": ["random"],
+    "tensorboard": False,
+}
+
+
+def tiny_training(**changes: Any) -> dict[str, Any]:
+    """`TINY_TRAINING` with some keys changed (a test's own budget or rollout)."""
+    return {**TINY_TRAINING, **changes}
+
+
+def hands_of(text: str) -> list[list[str]]:
+    """Hands written as card names, hands separated by ``|``: ``"AS 2H | KD QD"`` is
+    ``[["AS", "2H"], ["KD", "QD"]]``."""
+    return [hand.split() for hand in text.split("|")]
+
+
+def play_turns(
+    env: Any, choose: Callable[[Turn], int], seed: int | None = None
+) -> None:
+    """One episode of ``env`` (reset with ``seed``) in which ``choose(turn)`` picks
+    every seat's action; the env raises on an illegal one."""
+    chooser = SimpleNamespace(act=choose)
+    play_game(env, [chooser] * env.unwrapped.game.num_players, seed)
+
+
+def random_decisions(game: Any, rng: np.random.Generator, games: int) -> Iterator[Any]:
+    """The decision states of ``games`` random games of the engine ``game``: chance is
+    sampled, and after each state is yielded a uniformly random legal action is
+    applied to it."""
+    for _ in range(games):
+        state = game.new_state()
+        while game.advance_chance(state, rng) != TERMINAL:
+            yield state
+            legal = game.legal_actions(state)
+            game.apply(state, legal[int(rng.integers(len(legal)))])
+
+
+def swap_lowest_cards(state: Any, a: int, b: int) -> Any:
+    """A clone of ``state`` in which seats ``a`` and ``b`` have swapped the lowest card
+    id of their hands (hands as bitmasks): what neither of them shows."""
+    other = state.clone()
+    ca = state.hands[a] & -state.hands[a]
+    cb = state.hands[b] & -state.hands[b]
+    other.hands[a] ^= ca | cb
+    other.hands[b] ^= ca | cb
+    return other
