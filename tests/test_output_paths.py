@@ -19,6 +19,11 @@ def _work(*_args, **_kwargs):
     raise AssertionError("work started before the output path was checked")
 
 
+# training's work starts when the learner is made (after the run directory's check)
+TRAINING = [
+    ("parlour.training.backends", "make"),
+    ("parlour.training.arena", "run_arena"),
+]
 # (command argv before the path, the option, what the work is: module, attribute)
 FILE_OPTIONS = {
     "arena --json": (
@@ -54,6 +59,11 @@ FILE_OPTIONS = {
         "--plot",
         [("parlour.agents.fuenfzehn_tot_solver", "main")],
     ),
+    "exploit --json": (
+        ["exploit", "german_whist_v0", "random", "--steps", HUGE],
+        "--json",
+        TRAINING,
+    ),
     "serve --db": (
         ["serve", "--port", "0"],
         "--db",
@@ -64,12 +74,17 @@ DIR_OPTIONS = {
     "train --run-dir": (
         ["train", "german_whist_v0", "--set", f"total_timesteps={HUGE}"],
         "--run-dir",
-        [("parlour.training.train", "train")],
+        TRAINING,
     ),
     "demo --run-dir": (
         ["demo", "--steps", HUGE],
         "--run-dir",
-        [("parlour.training.train", "train")],
+        TRAINING,
+    ),
+    "exploit --run-dir": (
+        ["exploit", "german_whist_v0", "random", "--steps", HUGE],
+        "--run-dir",
+        TRAINING,
     ),
     "tips --out": (
         ["tips", "german_whist", "--games", HUGE],
