@@ -33,9 +33,17 @@ TINY_TRAINING: dict[str, Any] = {
 }
 
 
-def tiny_training(**changes: Any) -> dict[str, Any]:
-    """`TINY_TRAINING` with some keys changed (a test's own budget or rollout)."""
-    return {**TINY_TRAINING, **changes}
+def tiny_training(
+    total_timesteps: int | None = None, every: int | None = None, **changes: Any
+) -> dict[str, Any]:
+    """`TINY_TRAINING` with some keys changed: the budget, ``every`` (snapshots,
+    checkpoints and evaluations at that interval) and any other key."""
+    out = {**TINY_TRAINING, **changes}
+    if total_timesteps is not None:
+        out["total_timesteps"] = total_timesteps
+    if every is not None:
+        out.update(snapshot_every=every, checkpoint_every=every, eval_every=every)
+    return out
 
 
 def hands_of(text: str) -> list[list[str]]:

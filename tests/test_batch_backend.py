@@ -23,15 +23,7 @@ from parlour.training.backends.batch import BatchBackend, PPOConfig, _Rollout
 from parlour.training.selfplay import OpponentPool
 from parlour.training.train import config_from_dict, train
 
-TINY = tiny_training(
-    total_timesteps=512,
-    n_envs=16,
-    n_steps=16,
-    batch_size=128,
-    snapshot_every=256,
-    checkpoint_every=256,
-    eval_every=256,
-)
+TINY = tiny_training(512, every=256, n_envs=16, n_steps=16, batch_size=128)
 # what --set needs for the same tiny run from the batch preset
 TINY_SET = [
     f"{k}={json.dumps(v)}" for k, v in TINY.items() if k not in ("env", "tensorboard")

@@ -34,15 +34,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from helpers import tiny_training  # noqa: E402
 from ray_cluster import RayCluster, free_port  # noqa: E402
 
-TINY = tiny_training(
-    total_timesteps=512,
-    n_steps=128,
-    snapshot_every=256,
-    checkpoint_every=256,
-    eval_every=256,
-    eval_games=4,
-    tensorboard=True,
-)
+TINY = tiny_training(512, every=256, n_steps=128, eval_games=4, tensorboard=True)
 
 
 @pytest.mark.parametrize("activation", ["tanh", "relu"])

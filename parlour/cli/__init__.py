@@ -1,8 +1,9 @@
 """The ``parlour`` command: list envs, play against a bot, run the arena, train, rate.
 
 Every subcommand explains itself with ``--help``. Bad arguments print one clear line and
-exit with status 2; nothing prints a traceback for a user's mistake. Each subcommand is
-a module of this package with ``add_parser(sub)``; `COMMANDS` lists them in the order
+exit with status 2; nothing prints a traceback for a user's mistake. The subcommands
+live in the modules of this package, each listing its own as ``COMMANDS`` (a `Command`
+apiece: name, function, help, arguments); `COMMANDS` here names the modules in the order
 ``parlour --help`` shows them.
 """
 
@@ -45,7 +46,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name in COMMANDS:
-        importlib.import_module(f"{__name__}.{name}").add_parser(sub)
+        for command in importlib.import_module(f"{__name__}.{name}").COMMANDS:
+            command.add_to(sub)
     return parser
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from .common import (
+    Command,
     UsageError,
     add_executor_args,
     check_executor,
@@ -58,15 +59,8 @@ def cmd_arena(args: argparse.Namespace) -> int:
     return 0
 
 
-
-def add_parser(sub) -> None:
-    """The subcommand's parser."""
-    p = sub.add_parser(
-        "arena",
-        help="play agents against each other and report win rates with 95%% CIs",
-        description="Candidate A against a field of B. Agents: random, heuristic, "
-        "heuristic:-tip,+tip.",
-    )
+def _arena_arguments(p: argparse.ArgumentParser) -> None:
+    """The arguments of ``parlour arena``."""
     env_arg(p)
     p.add_argument(
         "--agents",
@@ -98,5 +92,17 @@ def add_parser(sub) -> None:
         "JSONL file, for parlour.text.replay (missing folders are created)",
     )
     add_executor_args(p, "deals")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.set_defaults(func=cmd_arena)
+
+
+#: the subcommands of this module (`parlour.cli.build_parser` adds them)
+COMMANDS = (
+    Command(
+        "arena",
+        cmd_arena,
+        help="play agents against each other and report win rates with 95%% CIs",
+        description="Candidate A against a field of B. Agents: random, heuristic, "
+        "heuristic:-tip,+tip.",
+        arguments=_arena_arguments,
+        quiet=True,
+    ),
+)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import yaml
@@ -16,6 +16,38 @@ EXIT_USAGE = 2
 
 class UsageError(Exception):
     """A user mistake: printed as one line, exit status 2."""
+
+
+class Command:
+    """A subcommand: its name, the function that runs it, its one-line help, the
+    function that adds its arguments, whether it takes ``--quiet`` (no progress bars)
+    and argparse's other parser options (``description``, ``usage`` …). Each module
+    of `parlour.cli` lists its own in ``COMMANDS``."""
+
+    def __init__(
+        self,
+        name: str,
+        run: Callable[[argparse.Namespace], int],
+        help: str,
+        *,
+        arguments: Callable[[argparse.ArgumentParser], None] | None = None,
+        quiet: bool = False,
+        **parser_options: Any,
+    ) -> None:
+        self.name, self.run, self.help = name, run, help
+        self.arguments = arguments
+        self.quiet = quiet
+        self.parser_options = parser_options
+
+    def add_to(self, sub: Any) -> argparse.ArgumentParser:
+        """Add this subcommand to argparse's subparsers ``sub``."""
+        p = sub.add_parser(self.name, help=self.help, **self.parser_options)
+        if self.arguments is not None:
+            self.arguments(p)
+        if self.quiet:  # the commands that draw progress bars
+            p.add_argument("--quiet", action="store_true", help="no progress bars")
+        p.set_defaults(func=self.run)
+        return p
 
 
 def parse_options(pairs: Sequence[str] | None) -> dict[str, Any]:
@@ -35,7 +67,6 @@ def parse_options(pairs: Sequence[str] | None) -> dict[str, Any]:
         except yaml.YAMLError:
             out[key.strip()] = value
     return out
-
 
 
 def env_arg(p: argparse.ArgumentParser) -> None:
@@ -98,7 +129,6 @@ def check_executor(args: argparse.Namespace) -> None:
     if args.executor is None:
         args.executor = "local"
     check(args.executor, args.address)
-
 
 
 def _int_at_least(minimum: int, what: str):

@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from .common import (
+    Command,
     UsageError,
     env_arg,
     parse_options,
@@ -31,7 +32,6 @@ def cmd_list(args: argparse.Namespace) -> int:
         "(see README)."
     )
     return 0
-
 
 
 def env_description(name: str) -> str:
@@ -135,7 +135,6 @@ def _ask_move(game, legal: list[int]) -> int | None:
         return action
 
 
-
 def cmd_dice_table(args: argparse.Namespace) -> int:
     from ..agents.fuenfzehn_tot_solver import build_parser as solver_parser
     from ..agents.fuenfzehn_tot_solver import main as solver_main
@@ -148,13 +147,8 @@ def cmd_dice_table(args: argparse.Namespace) -> int:
     return solver_main(args.rest, prog="parlour dice-table")
 
 
-
-def add_parser(sub) -> None:
-    """The subcommand's parser."""
-    p = sub.add_parser("list", help="list the environments, their variants and bots")
-    p.set_defaults(func=cmd_list)
-
-    p = sub.add_parser("play", help="play a game in the terminal against a bot")
+def _play_arguments(p: argparse.ArgumentParser) -> None:
+    """The arguments of ``parlour play``."""
     env_arg(p)
     p.add_argument(
         "--opponent", default="heuristic", help="the bots' agent spec (heuristic)"
@@ -163,14 +157,33 @@ def add_parser(sub) -> None:
     p.add_argument(
         "--seed", type=int, default=0, help="seed for the deal and the bots (0)"
     )
-    p.set_defaults(func=cmd_play)
 
-    p = sub.add_parser(
+
+def _dice_table_arguments(p: argparse.ArgumentParser) -> None:
+    """The arguments of ``parlour dice-table``."""
+    p.add_argument("rest", nargs=argparse.REMAINDER)
+
+
+#: the subcommands of this module (`parlour.cli.build_parser` adds them)
+COMMANDS = (
+    Command(
+        "list",
+        cmd_list,
+        help="list the environments, their variants and bots",
+    ),
+    Command(
+        "play",
+        cmd_play,
+        help="play a game in the terminal against a bot",
+        arguments=_play_arguments,
+    ),
+    Command(
         "dice-table",
+        cmd_dice_table,
         help="Fünfzehn – tot: the exact stop-or-roll table, win chances and a plot",
         add_help=False,
         # everything after the command goes to the solver's own parser
         prefix_chars="\0",
-    )
-    p.add_argument("rest", nargs=argparse.REMAINDER)
-    p.set_defaults(func=cmd_dice_table)
+        arguments=_dice_table_arguments,
+    ),
+)

@@ -7,6 +7,7 @@ import sys
 
 from .. import versions
 from .common import (
+    Command,
     UsageError,
     add_executor_args,
     check_executor,
@@ -87,24 +88,10 @@ def cmd_league(args: argparse.Namespace) -> int:
     return 0
 
 
-
-def add_parser(sub) -> None:
-    """The subcommand's parser."""
+def _league_arguments(p: argparse.ArgumentParser) -> None:
+    """The arguments of ``parlour league``."""
     from ..league import DEFAULT_DB
 
-
-    p = sub.add_parser(
-        "league",
-        help="rate many agents on one table: duplicate deals, SQLite, openskill",
-        description="'parlour league ENV --agents A B C' plays every table of the "
-        "agents (every pair; tables of 3-6 sides seat them in rotation) on duplicate "
-        "deals in every seating and appends each game to a SQLite database; a re-run "
-        "adds new deals. 'parlour league show ENV' prints the leaderboard fitted from "
-        "the stored games: openskill Plackett-Luce ratings, win share and mean score "
-        "with 95% CIs.",
-        usage="parlour league ENV --agents SPEC [SPEC ...] [options]\n"
-        "       parlour league show ENV [options]",
-    )
     p.add_argument("words", nargs="+", metavar="[show] ENV", help="environment name")
     p.add_argument(
         "-o",
@@ -136,5 +123,23 @@ def add_parser(sub) -> None:
     p.add_argument(
         "--markdown", action="store_true", help="print the leaderboard as Markdown"
     )
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.set_defaults(func=cmd_league)
+
+
+#: the subcommands of this module (`parlour.cli.build_parser` adds them)
+COMMANDS = (
+    Command(
+        "league",
+        cmd_league,
+        help="rate many agents on one table: duplicate deals, SQLite, openskill",
+        description="'parlour league ENV --agents A B C' plays every table of the "
+        "agents (every pair; tables of 3-6 sides seat them in rotation) on duplicate "
+        "deals in every seating and appends each game to a SQLite database; a re-run "
+        "adds new deals. 'parlour league show ENV' prints the leaderboard fitted from "
+        "the stored games: openskill Plackett-Luce ratings, win share and mean score "
+        "with 95% CIs.",
+        usage="parlour league ENV --agents SPEC [SPEC ...] [options]\n"
+        "       parlour league show ENV [options]",
+        arguments=_league_arguments,
+        quiet=True,
+    ),
+)

@@ -18,7 +18,7 @@ from importlib import resources
 from pathlib import Path
 from string import Template
 
-from .common import UsageError
+from .common import Command, UsageError
 
 #: an env name: a lowercase identifier ending in its version, ``_v0``
 NAME_PATTERN = re.compile(r"[a-z][a-z0-9_]*_v\d+")
@@ -106,15 +106,8 @@ def cmd_new_game(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_parser(sub) -> None:
-    """The subcommand's parser."""
-    p = sub.add_parser(
-        "new-game",
-        help="write a new game's package from the template (a small trick game)",
-        description="Write envs/PACKAGE/ for the env NAME (PACKAGE is NAME without "
-        "its _vN) from the template: a complete small trick game with its record, "
-        "registered as soon as it is written. Nothing else is edited.",
-    )
+def _new_game_arguments(p: argparse.ArgumentParser) -> None:
+    """The arguments of ``parlour new-game``."""
     p.add_argument("name", help="the env name: a lowercase identifier ending _vN, "
                    "e.g. toy_v0")  # fmt: skip
     p.add_argument(
@@ -123,4 +116,17 @@ def add_parser(sub) -> None:
         help="where the game packages are, an existing writable directory "
         "(default: the envs/ of this parlour)",
     )
-    p.set_defaults(func=cmd_new_game)
+
+
+#: the subcommands of this module (`parlour.cli.build_parser` adds them)
+COMMANDS = (
+    Command(
+        "new-game",
+        cmd_new_game,
+        help="write a new game's package from the template (a small trick game)",
+        description="Write envs/PACKAGE/ for the env NAME (PACKAGE is NAME without "
+        "its _vN) from the template: a complete small trick game with its record, "
+        "registered as soon as it is written. Nothing else is edited.",
+        arguments=_new_game_arguments,
+    ),
+)

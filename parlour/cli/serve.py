@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .common import UsageError, non_negative_int
+from .common import Command, UsageError, non_negative_int
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -50,18 +50,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_parser(sub) -> None:
-    """The subcommand's parser."""
+def _serve_arguments(p: argparse.ArgumentParser) -> None:
+    """The arguments of ``parlour serve``."""
     from ..web.store import DEFAULT_DB
 
-    p = sub.add_parser(
-        "serve",
-        help="the web app: play against the bots, watch, replay, leaderboard",
-        description="Serve Parlour in the browser: play any game against the bots, "
-        "watch bots play, replay stored games (league, browser, --records files) move "
-        "by move, and read the league's leaderboard (docs/web.md). Needs the web "
-        "extra.",
-    )
     p.add_argument(
         "--host", default="127.0.0.1", help="address to listen on (127.0.0.1)"
     )
@@ -94,4 +86,18 @@ def add_parser(sub) -> None:
         choices=["critical", "error", "warning", "info", "debug"],
         help="uvicorn's log level (warning)",
     )
-    p.set_defaults(func=cmd_serve)
+
+
+#: the subcommands of this module (`parlour.cli.build_parser` adds them)
+COMMANDS = (
+    Command(
+        "serve",
+        cmd_serve,
+        help="the web app: play against the bots, watch, replay, leaderboard",
+        description="Serve Parlour in the browser: play any game against the bots, "
+        "watch bots play, replay stored games (league, browser, --records files) move "
+        "by move, and read the league's leaderboard (docs/web.md). Needs the web "
+        "extra.",
+        arguments=_serve_arguments,
+    ),
+)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from .common import (
+    Command,
     add_executor_args,
     check_executor,
 )
@@ -36,20 +37,8 @@ def cmd_tips(args: argparse.Namespace) -> int:
     return 0
 
 
-
-def add_parser(sub) -> None:
-    """The subcommand's parser."""
-    p = sub.add_parser(
-        "tips",
-        help="test the seeds' strategy tips: duplicate A/B experiments with 95%% CIs",
-        description="For each tip of GAME (german_whist, forty_fives, fuenfzehn_tot), "
-        "the heuristic bot with the tip (A) against the same bot without it (B), over "
-        "the same deals, seats rotated, against a pool of opponents; paired "
-        "differences per deal with 95% intervals, a p-value and sequential stopping. "
-        "Hypotheses come from configs/tips/ENV.yaml; writes GAME.md, GAME.png and "
-        "GAME.json to --out. Fünfzehn – tot also gets the rules' arithmetic checked "
-        "exactly and the seat order.",
-    )
+def _tips_arguments(p: argparse.ArgumentParser) -> None:
+    """The arguments of ``parlour tips``."""
     p.add_argument(
         "game", help="german_whist, forty_fives or fuenfzehn_tot (or ENV_v0)"
     )
@@ -92,5 +81,22 @@ def add_parser(sub) -> None:
         help="worker processes of the local executor (default: the number of CPUs)",
     )
     add_executor_args(p, "blocks of deals")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.set_defaults(func=cmd_tips)
+
+
+#: the subcommands of this module (`parlour.cli.build_parser` adds them)
+COMMANDS = (
+    Command(
+        "tips",
+        cmd_tips,
+        help="test the seeds' strategy tips: duplicate A/B experiments with 95%% CIs",
+        description="For each tip of GAME (german_whist, forty_fives, fuenfzehn_tot), "
+        "the heuristic bot with the tip (A) against the same bot without it (B), over "
+        "the same deals, seats rotated, against a pool of opponents; paired "
+        "differences per deal with 95% intervals, a p-value and sequential stopping. "
+        "Hypotheses come from configs/tips/ENV.yaml; writes GAME.md, GAME.png and "
+        "GAME.json to --out. Fünfzehn – tot also gets the rules' arithmetic checked "
+        "exactly and the seat order.",
+        arguments=_tips_arguments,
+        quiet=True,
+    ),
+)

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .common import (
+    Command,
     UsageError,
     non_negative_int,
     parlour_command,
@@ -205,7 +206,6 @@ def _stage2_report(path, games: int, seed: int, options: dict) -> str:
     return stage2_lines(q)
 
 
-
 def cmd_demo(args: argparse.Namespace) -> int:
     import time
 
@@ -264,17 +264,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
-
-def add_parser(sub) -> None:
-    """The subcommand's parser."""
-    p = sub.add_parser(
-        "train",
-        help="self-play training (MaskablePPO by default)",
-        description="Train a self-play agent. Hyperparameters come from "
-        "configs/ENV.yaml (or --config) and --set overrides; the run directory gets "
-        "the resolved config, checkpoints, evaluations.csv, TensorBoard logs and "
-        "learning_curve.png.",
-    )
+def _train_arguments(p: argparse.ArgumentParser) -> None:
+    """The arguments of ``parlour train``."""
     p.add_argument("env", help="environment name, e.g. german_whist_v0")
     p.add_argument(
         "--config", metavar="FILE", help="YAML config (default configs/ENV.yaml)"
@@ -325,19 +316,15 @@ def add_parser(sub) -> None:
         help="--backend rllib: join the Ray cluster there ('ray start --head' "
         "prints it) instead of starting a local Ray",
     )
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument(
         "--verbose",
         action="store_true",
         help="--backend rllib: show Ray's and RLlib's warnings",
     )
-    p.set_defaults(func=cmd_train)
 
-    p = sub.add_parser(
-        "eval",
-        help="evaluate a checkpoint against bots, or any agent against an exact "
-        "solution (--exact)",
-    )
+
+def _eval_arguments(p: argparse.ArgumentParser) -> None:
+    """The arguments of ``parlour eval``."""
     p.add_argument(
         "checkpoint",
         help="checkpoint directory or run directory, or pretrained:NAME (a shipped "
@@ -392,16 +379,10 @@ def add_parser(sub) -> None:
         "every stage-2 decision against the exact solver (optimal fraction, tricks "
         "lost vs perfect play)",
     )
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.set_defaults(func=cmd_eval)
 
-    p = sub.add_parser(
-        "demo",
-        help="the main job on a small budget: train German Whist, evaluate, plot",
-        description="Trains a German Whist agent with the default config on a short "
-        "budget, evaluates it against random and heuristic play on duplicate deals, "
-        "prints the table and says where the checkpoint and learning curve are.",
-    )
+
+def _demo_arguments(p: argparse.ArgumentParser) -> None:
+    """The arguments of ``parlour demo``."""
     p.add_argument(
         "--steps",
         type=positive_int,
@@ -427,5 +408,37 @@ def add_parser(sub) -> None:
         metavar="DIR",
         help="where to write, created if missing (default runs/demo-TIME)",
     )
-    p.add_argument("--quiet", action="store_true", help="no progress bars")
-    p.set_defaults(func=cmd_demo)
+
+
+#: the subcommands of this module (`parlour.cli.build_parser` adds them)
+COMMANDS = (
+    Command(
+        "train",
+        cmd_train,
+        help="self-play training (MaskablePPO by default)",
+        description="Train a self-play agent. Hyperparameters come from "
+        "configs/ENV.yaml (or --config) and --set overrides; the run directory gets "
+        "the resolved config, checkpoints, evaluations.csv, TensorBoard logs and "
+        "learning_curve.png.",
+        arguments=_train_arguments,
+        quiet=True,
+    ),
+    Command(
+        "eval",
+        cmd_eval,
+        help="evaluate a checkpoint against bots, or any agent against an exact "
+        "solution (--exact)",
+        arguments=_eval_arguments,
+        quiet=True,
+    ),
+    Command(
+        "demo",
+        cmd_demo,
+        help="the main job on a small budget: train German Whist, evaluate, plot",
+        description="Trains a German Whist agent with the default config on a short "
+        "budget, evaluates it against random and heuristic play on duplicate deals, "
+        "prints the table and says where the checkpoint and learning curve are.",
+        arguments=_demo_arguments,
+        quiet=True,
+    ),
+)
