@@ -62,7 +62,9 @@ def progress_bar(*args: Any, file: IO[str] | None = None, **kwargs: Any):
     # tqdm lowers miniters when updates are rare; the time limit is all we want
     kwargs.setdefault("miniters", 1)
     kwargs["dynamic_ncols"] = False
-    kwargs.setdefault("ncols", 100)
+    # no bar graphic, and no width to cut a long description (a checkpoint's path) and
+    # the count after it: "desc:  40%| 96/240 [00:05<00:07, 19.2game/s]"
+    kwargs.setdefault("bar_format", "{desc}: {percentage:3.0f}%{r_bar}")
     # nested bars (an evaluation inside training) would move the cursor up and down:
     # in a log each bar writes its own lines
     kwargs["position"] = 0

@@ -111,7 +111,7 @@ def add_executor_args(p: argparse.ArgumentParser, what: str) -> None:
 def check_executor(args: argparse.Namespace) -> None:
     """Settle ``args.executor`` (the old ``--backend local|ray`` with a one-line
     deprecation warning on stderr); ``--address`` without ``--executor ray`` is a
-    usage error, said first."""
+    usage error, said first, and so is ``--executor ray`` where Ray is missing."""
     from ..training.distributed import check_executor as check
 
     if args.old_backend is not None:
@@ -129,6 +129,10 @@ def check_executor(args: argparse.Namespace) -> None:
     if args.executor is None:
         args.executor = "local"
     check(args.executor, args.address)
+    if args.executor == "ray":  # Ray missing is said before any output file is made
+        from ..training.distributed import import_ray
+
+        import_ray()
 
 
 def _int_at_least(minimum: int, what: str):
