@@ -84,6 +84,12 @@ def count_calls(monkeypatch, owner, name: str) -> dict[str, int]:
     return calls
 
 
+def resumed(settings: dict, run_dir, backend: str) -> train_mod.TrainResult:
+    """What ``parlour train --resume`` does, in this process (to count calls)."""
+    config = config_from_dict(settings)
+    return train(config, run_dir, resume=True, progress=False, backend=backend)
+
+
 def eval_steps(run_dir) -> list[int]:
     rows = train_mod._read_evaluations(run_dir / "evaluations.csv")
     return [r["step"] for r in rows]
@@ -109,13 +115,7 @@ def test_kill9_in_the_warm_start(tmp_path, monkeypatch, backend, point, stored_c
     collected = count_calls(monkeypatch, imitation, "_collect_chunk")
     fitted = count_calls(monkeypatch, LEARNERS[backend], "imitate")
     updates = count_calls(monkeypatch, LEARNERS[backend], "update")
-    result = train(
-        config_from_dict(settings),
-        run_dir,
-        resume=True,
-        progress=False,
-        backend=backend,
-    )
+    result = resumed(settings, run_dir, backend)
     assert collected["n"] == 6 - stored_chunks and fitted["n"] == 1
     assert not result.interrupted and result.steps == 128 and updates["n"] == 1
     assert result.teacher_games == 6
@@ -143,19 +143,15 @@ def test_kill9_in_the_warm_start(tmp_path, monkeypatch, backend, point, stored_c
 def test_kill9_in_self_play(
     tmp_path, monkeypatch, backend, point, every, updates_left, temporary
 ):
+    """Killed in self-play: the resume starts from the last checkpoint, trains each
+    rollout once and records each evaluation once."""
     run_dir = tmp_path / "run"
     settings = {**TINY_TRAINING, **every}
     killed_at(point, settings, run_dir, backend)
     assert run_state(run_dir)["phase"] == "self-play"
     assert bool(temporaries(run_dir)) == temporary
     updates = count_calls(monkeypatch, LEARNERS[backend], "update")
-    result = train(
-        config_from_dict(settings),
-        run_dir,
-        resume=True,
-        progress=False,
-        backend=backend,
-    )
+    result = resumed(settings, run_dir, backend)
     assert not result.interrupted and result.steps == 256
     assert updates["n"] == updates_left  # no rollout trained on twice
     assert eval_steps(run_dir) == [0, 128, 256]  # one row a step, none lost
