@@ -1,5 +1,7 @@
 # Two commands on a fresh machine with only Python: `make demo` and `make test`.
 PYTHON ?= python3
+# minutes of `make soak` (every env, variant, bot kind and batched engine)
+SOAK_MINUTES ?= 30
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
@@ -49,7 +51,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/env_speed.py
 
 soak: $(STAMP)
-	$(BIN)/python benchmarks/soak.py german_whist_v0 --games 10000
+	$(BIN)/python benchmarks/soak.py --minutes $(SOAK_MINUTES)
 
 clean:
 	rm -rf $(VENV) build dist site *.egg-info

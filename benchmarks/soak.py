@@ -1,5 +1,8 @@
-"""Soak-test an env: random legal games through the full env, every step checked.
+"""Soak-test the envs: random legal games through the full env, every step checked;
+with ``--minutes``, every env, variant, bot kind and batched engine for that long.
 
+    python benchmarks/soak.py --minutes 5                 # everything, 5 minutes
+    python benchmarks/soak.py --minutes 1 herzeln_v0      # one env's tasks, 1 minute
     python benchmarks/soak.py german_whist_v0             # 1000 games per variant
     python benchmarks/soak.py german_whist_v0 --games 10000 --seed 3
     python benchmarks/soak.py german_whist_v0 --games 1000000 --variant-index 2
@@ -20,6 +23,15 @@ failure names its variant, each with its own seed::
             --variant-index $i --seed $i > soak_$i.txt &
     done; wait
 
+``--minutes M`` (``make soak``) runs `benchmarks/soak_all.py`: round after round,
+every variant of every env (or of the envs named) plays one game with each bot kind
+the env has (``random``, ``heuristic``, ``solver``, ``pimc:2``, ``optimal``,
+``threshold:12``, ``endgame:heuristic``, ``pretrained``) in one seat and random moves
+elsewhere, and its batched engine takes 50 random steps of 64 games, every step
+checked, until M minutes are up. A table sums up games and checked steps per env and
+player; every failure is listed with the seed and unit that replay it
+(``soak_all.play_unit``), and the exit status is 1.
+
 Speed, measured as CPU time of one process (about 140 µs per checked step): German
 Whist 150 games/s, so 10^6 games take about 1.8 hours of one core; a Honeymoon deal
 134 games/s (2.1 h); a Honeymoon match (343 steps a game) 21 games/s (13 h). A busy
@@ -36,11 +48,26 @@ import argparse
 import sys
 from typing import Any
 
+import soak_all
+
 from parlour import envs
 from parlour.cli.common import _int_at_least, positive_int
 from parlour.envs.core.soak import soak
 
 _seed = _int_at_least(0, "an integer >= 0")  # the message the soak tests expect
+
+
+def _minutes(text: str) -> float:
+    """An argparse type: a positive number of minutes."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a positive number, got {text!r}"
+        ) from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {value}")
+    return value
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -50,7 +77,17 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         description="Random legal games of each variant of an env, every step checked.",
     )
     parser.add_argument(
-        "env", metavar="ENV", help=f"env name: {', '.join(envs.names())}"
+        "env",
+        metavar="ENV",
+        nargs="*",
+        help=f"env name: {', '.join(envs.names())} (with --minutes: any, default all)",
+    )
+    parser.add_argument(
+        "--minutes",
+        type=_minutes,
+        default=None,
+        metavar="M",
+        help="soak every variant, bot kind and batched engine for M minutes",
     )
     parser.add_argument(
         "--games",
@@ -68,8 +105,19 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
     args = parser.parse_args(argv)
-    if args.env not in envs.names():
-        parser.error(f"unknown env {args.env!r}; known: {', '.join(envs.names())}")
+    for name in args.env:
+        if name not in envs.names():
+            parser.error(f"unknown env {name!r}; known: {', '.join(envs.names())}")
+    if args.minutes is not None:
+        if args.variant_index is not None:
+            parser.error("--variant-index goes with one ENV, not with --minutes")
+        args.env = args.env or envs.names()
+        return args
+    if len(args.env) != 1:
+        parser.error(
+            "the following arguments are required: ENV (one env), or --minutes M"
+        )
+    args.env = args.env[0]
     variants = envs.VARIANTS.get(args.env, [])
     if not variants:
         parser.error(f"{args.env} has no variants in parlour.envs.VARIANTS")
@@ -121,9 +169,26 @@ def table(results: list[tuple[int, dict[str, Any]]]) -> str:
     return "\n".join(lines)
 
 
+def timed(args: argparse.Namespace) -> int:
+    """The timed soak of every task (`soak_all`); 0 when nothing failed, else 1."""
+    try:
+        done = soak_all.run(args.env, args.minutes, args.seed, not args.no_progress)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    print(
+        f"soak of {', '.join(args.env)} for {args.minutes:g} min: every variant, bot "
+        "kind and batched engine; every step checked"
+    )
+    print(soak_all.summary(done, args.seed))
+    return 1 if any(t.failure is not None for t in done) else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the soak; 0 when every check passed, 1 on a failed check."""
     args = parse_args(argv)
+    if args.minutes is not None:
+        return timed(args)
     variants = list(enumerate(envs.VARIANTS[args.env]))
     if args.variant_index is not None:
         variants = [variants[args.variant_index]]

@@ -38,6 +38,7 @@ import numpy as np
 
 from .. import env_version
 from ..paths import check_output_path  # noqa: F401  (the old home, still imported)
+from .pause import pause_point
 
 FORMAT = "parlour-checkpoint"
 FORMAT_VERSION = 2  # 2: the manifest's own hash
@@ -93,9 +94,14 @@ def manifest_digest(manifest: Mapping[str, Any]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+# the suffixes of the files `write_text_atomic` writes into a run directory: their
+# temporaries are named ``.NAME.random``
+_ATOMIC_SUFFIXES = (".json.", ".yaml.", ".csv.")
+
+
 def clean_temporary(run_dir: str | Path) -> list[Path]:
     """Remove what killed atomic writes left in a run directory (the temporary
-    checkpoint directories and JSON files); returns what was removed."""
+    checkpoint directories, JSON, YAML and CSV files); returns what was removed."""
     run_dir = Path(run_dir)
     removed = []
     for folder in (run_dir, run_dir / "checkpoints"):
@@ -105,7 +111,7 @@ def clean_temporary(run_dir: str | Path) -> list[Path]:
             name = path.name
             if path.is_dir() and name.startswith(".step_"):
                 shutil.rmtree(path, ignore_errors=True)
-            elif path.is_file() and ".json." in name:
+            elif path.is_file() and any(s in name for s in _ATOMIC_SUFFIXES):
                 path.unlink(missing_ok=True)
             else:
                 continue
@@ -115,11 +121,17 @@ def clean_temporary(run_dir: str | Path) -> list[Path]:
 
 def write_json_atomic(path: Path, data: Any) -> None:
     """Write JSON to ``path`` through a temporary file and a rename."""
+    write_text_atomic(path, json.dumps(data, indent=2, sort_keys=True))
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file (``.NAME.*``, which
+    `clean_temporary` removes should the process be killed) and a rename."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
-        with os.fdopen(fd, "w") as f:
-            json.dump(data, f, indent=2, sort_keys=True)
+        with os.fdopen(fd, "w", newline="") as f:
+            f.write(text)
             f.flush()
             os.fsync(f.fileno())
         os.chmod(tmp, 0o644)  # mkstemp makes it private; a result file is not secret
@@ -153,6 +165,7 @@ def save(
             data["env_version"] = env_version(data["env"])
         data["manifest_sha256"] = manifest_digest(data)
         write_json_atomic(tmp / MANIFEST, data)
+        pause_point("checkpoint")
         if final.exists():
             shutil.rmtree(final)
         os.replace(tmp, final)

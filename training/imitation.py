@@ -52,6 +52,7 @@ import torch
 from .. import agents as agents_mod
 from .. import envs
 from ..agents.base import Turn
+from .pause import pause_point
 
 
 @dataclass
@@ -293,6 +294,7 @@ def collect(
         parts[i] = result
         if keep is not None:
             save_chunk(_chunk_path(keep, i), result, _chunk_meta(jobs[i]))
+            pause_point("teacher games")
         if progress is not None:
             progress(jobs[i][3])
 
@@ -528,6 +530,7 @@ def fit_warm_start(
         progress=progress,
         value_scale=config.reward_scale,
     )
+
 
 def policy_pass(
     policy: ImitationPolicy,

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import io
 import json
 import time
 from collections.abc import Sequence
@@ -155,14 +156,15 @@ EVAL_FIELDS = [
 ]
 
 
-def append_evaluations(path: Path, rows: list[dict[str, Any]]) -> None:
-    """Append one evaluation's rows to ``evaluations.csv`` (header on first write)."""
-    new = not path.exists()
-    with open(path, "a", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=EVAL_FIELDS)
-        if new:
-            writer.writeheader()
-        writer.writerows(rows)
+def write_evaluations(path: Path, rows: list[dict[str, Any]]) -> None:
+    """Write ``evaluations.csv`` whole, atomically: a process killed while writing
+    leaves the previous file (and a temporary that `RunDir.start` removes), never a
+    half row."""
+    text = io.StringIO()
+    writer = csv.DictWriter(text, fieldnames=EVAL_FIELDS)
+    writer.writeheader()
+    writer.writerows(rows)
+    ckpt_io.write_text_atomic(path, text.getvalue())
 
 
 def read_evaluations(path: Path) -> list[dict[str, Any]]:
@@ -335,6 +337,21 @@ class RunDir:
             evaluations = read_evaluations(path / "evaluations.csv")
         return cls(path, config, state, saved, evaluations)
 
+    def _drop_lost_evaluations(self, say) -> None:
+        """Forget the evaluations of steps after the checkpoint the run resumes from:
+        a killed process (kill -9, power loss) lost the weights they measured, and
+        the resumed run plays those steps, and their evaluations, again."""
+        start = self.saved.step if self.saved is not None else 0
+        kept = [r for r in self.evaluations if r["step"] <= start]
+        if len(kept) < len(self.evaluations):
+            steps = sorted({r["step"] for r in self.evaluations if r["step"] > start})
+            say(
+                f"dropped the evaluations at step(s) {steps}: the run resumes from "
+                f"step {start}, the last checkpoint"
+            )
+            self.evaluations[:] = kept
+            write_evaluations(self.path / "evaluations.csv", kept)
+
     def start(self, say) -> None:
         """Create the directory, remove what an interrupted write left, and write the
         config and the phase."""
@@ -346,9 +363,10 @@ class RunDir:
             say(
                 f"removed {len(removed)} temporary file(s) left by an interrupted write"
             )
+        self._drop_lost_evaluations(say)
         config = dataclasses.asdict(self.config)
         ckpt_io.write_json_atomic(self.path / "config.json", config)
-        (self.path / "config.yaml").write_text(yaml.safe_dump(config))
+        ckpt_io.write_text_atomic(self.path / "config.yaml", yaml.safe_dump(config))
         self.write_state(self.phase)
 
     def elapsed(self) -> float:
@@ -400,7 +418,7 @@ class RunDir:
     def record(self, rows: list[dict[str, Any]]) -> None:
         """Append one whole evaluation (all opponents or none: an interrupted one is
         redone on resume)."""
-        append_evaluations(self.path / "evaluations.csv", rows)
+        write_evaluations(self.path / "evaluations.csv", [*self.evaluations, *rows])
 
     def result(
         self,

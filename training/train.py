@@ -34,6 +34,7 @@ from .config import (
     load_config,
     presets,
 )
+from .pause import pause_point
 from .rundir import (
     FROZEN_ON_RESUME,
     PHASES,
@@ -208,6 +209,7 @@ def train(
                 run.elapsed,
                 progress,
             )
+            pause_point("evaluation")
             run.record(rows)
             return rows
         finally:
@@ -293,6 +295,7 @@ def _self_play(
                 learner.log(f"eval/win_rate_vs_{r['opponent']}", r["win_rate"])
         if not learner.collect():
             break
+        pause_point("self-play")
         learner.update()
 
 
@@ -388,6 +391,7 @@ def warm_start(
         )
     if phase is not None:
         phase("fit")
+    pause_point("fit")
     fit = f"fit ({len(data):,} decisions)"
     with _bar(config.warm_start_epochs, "epoch", fit, progress) as bar:
 

@@ -11,6 +11,8 @@
   rewards of every step sum to zero, and so do the totals. Games are taken to be
   zero-sum: a game (or variant) that is not says so with a ``zero_sum = False``
   attribute on its `Game`, and ``soak(..., zero_sum=…)`` overrides both;
+* the final returns lie within the game's ``utility_bounds`` (where it declares
+  them);
 * the episode ends within a bound: ``max_steps``, else the game's
   ``max_game_length``, else `DEFAULT_MAX_STEPS`.
 
@@ -21,7 +23,7 @@ A failure raises AssertionError naming the env, options, soak seed, game and ste
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -91,9 +93,15 @@ def soak(
 
 
 def _play_one(
-    env: Any, seeds: np.random.SeedSequence, bound: int, where: str, zero_sum: bool
+    env: Any,
+    seeds: np.random.SeedSequence,
+    bound: int,
+    where: str,
+    zero_sum: bool,
+    choose: Callable[[Any, int, np.random.Generator], int] | None = None,
 ) -> tuple[int, list[float]]:
-    """One checked random game: its number of steps and each seat's total reward."""
+    """One checked game: its number of steps and each seat's total reward. The moves
+    are random legal ones, or ``choose(env, seat, rng)``'s (checked to be legal)."""
     raw = env.unwrapped
     game = raw.game
     agents = raw.possible_agents
@@ -104,7 +112,17 @@ def _play_one(
     _check_step(env, where, steps)
     while not all(raw.terminations[a] for a in agents):
         legal = np.flatnonzero(env.observe(env.agent_selection)["action_mask"])
-        env.step(int(legal[rng.integers(len(legal))]))
+        if choose is None:
+            action = int(legal[rng.integers(len(legal))])
+        else:
+            seat = raw.possible_agents.index(env.agent_selection)
+            action = int(choose(env, seat, rng))
+            if action not in legal:
+                raise AssertionError(
+                    f"{where}, step {steps}: seat {seat} chose {action}, not one of "
+                    f"the legal {legal.tolist()}"
+                )
+        env.step(action)
         steps += 1
         rewards = [raw.rewards[a] for a in agents]
         if zero_sum and abs(sum(rewards)) > 1e-9:
@@ -124,7 +142,21 @@ def _play_one(
         )
     if zero_sum and abs(sum(totals)) > 1e-9:
         raise AssertionError(f"{where}: final returns {totals} do not sum to 0")
+    low, high = _bounds(game)
+    if not all(low - 1e-9 <= t <= high + 1e-9 for t in totals):
+        raise AssertionError(
+            f"{where}: final returns {totals} outside the utility bounds "
+            f"[{low}, {high}]"
+        )
     return steps, totals
+
+
+def _bounds(game: Any) -> tuple[float, float]:
+    """The game's declared utility bounds (unbounded when it declares none)."""
+    try:
+        return game.utility_bounds()
+    except ValueError:
+        return -np.inf, np.inf
 
 
 def _check_step(env: Any, where: str, step: int) -> None:
