@@ -104,21 +104,18 @@ def _env(game_string: str) -> tuple[rl_environment.Environment, int, int]:
     return env, size, env.action_spec()["num_actions"]
 
 
+#: a tiny replay learner: one hidden layer, learning after 32 transitions
+_SMALL = {
+    "hidden_layers_sizes": (32,),
+    "batch_size": 16,
+    "min_buffer_size_to_learn": 32,
+    "replay_buffer_capacity": 1000,
+}
+
+
 def test_dqn_learns_on_german_whist() -> None:
     env, size, actions = _env("parlour_german_whist")
-    agents = [
-        dqn.DQN(
-            p,
-            size,
-            actions,
-            hidden_layers_sizes=(32,),
-            batch_size=16,
-            min_buffer_size_to_learn=32,
-            learn_every=4,
-            replay_buffer_capacity=1000,
-        )
-        for p in range(2)
-    ]
+    agents = [dqn.DQN(p, size, actions, learn_every=4, **_SMALL) for p in range(2)]
     assert _run_agents(env, agents, 8) >= 200
     assert all(agent.loss is not None for agent in agents)
 
@@ -143,14 +140,11 @@ def test_nfsp_on_fuenfzehnern() -> None:
             p,
             size,
             actions,
-            hidden_layers_sizes=(32,),
             reservoir_buffer_capacity=1000,
             anticipatory_param=0.9,
             seed=p,
-            batch_size=16,
-            min_buffer_size_to_learn=32,
             learn_every=8,
-            replay_buffer_capacity=1000,
+            **_SMALL,
         )
         for p in range(env.num_players)
     ]
