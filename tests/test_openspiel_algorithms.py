@@ -11,7 +11,7 @@ import numpy as np
 import pyspiel
 import pytest
 from open_spiel.python import rl_environment
-from open_spiel.python.pytorch import deep_cfr, dqn, nfsp, policy_gradient
+from open_spiel.python.pytorch import deep_cfr, dqn, escher, nfsp, policy_gradient
 from test_openspiel import TINY, _random_position  # tests/ is on sys.path
 
 from parlour.integrations import openspiel as pos
@@ -178,3 +178,29 @@ def test_deep_cfr_on_tiny_fuenfzehn_tot() -> None:
     # OpenSpiel keeps the legal moves' softmax probabilities without renormalising
     assert set(probs) == set(state.legal_actions())
     assert all(0.0 < p <= 1.0 for p in probs.values())
+
+
+def test_escher_on_tiny_fuenfzehn_tot() -> None:
+    """ESCHER (history value, regret and average-policy networks from sampled
+    traversals; reads every seat's information-state tensor) trains two iterations on
+    the scripted Fünfzehn – tot, NashConv computed over the whole tree."""
+    game = pos.load_game("fuenfzehn_tot_v0", **TINY)
+    cfg = escher.Config()
+    # Too few traversals can leave a seat without a decision, hence no regret sample.
+    for part in ("value", "regret", "avg_policy"):
+        setattr(cfg, f"{part}_net", [8])
+        setattr(cfg, f"{part}_batch_size", 2)
+        setattr(cfg, f"{part}_batch_steps", 2)
+        setattr(cfg, f"{part}_memory_capacity", 1000)
+    cfg.value_traversals = cfg.regret_traversals = 16
+    agent = escher.Agent(game, cfg)
+    train = escher.TrainConfig(game)
+    train.iterations, train.nashconv, train.games_vs_random = 2, True, 1
+    escher.train(train, agent)
+    assert agent.num_touched > 0
+    state = game.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    probs = agent.action_probabilities(state)  # over all actions, illegal ones 0
+    assert set(np.flatnonzero(probs)) <= set(state.legal_actions())
+    assert probs.sum() == pytest.approx(1.0)
