@@ -9,12 +9,12 @@ env name without its version (``parlour_german_whist``, ``parlour_forty_fives``,
 
     game = pyspiel.load_game("parlour_fuenfzehn_tot", {"players": 2})
 
-OpenSpiel's algorithms (MCTS, CFR, exploitability, ``rl_environment`` with
-``observation_type=OBSERVATION``) then run on Parlour's own rules engines: this module
-only translates, it holds no rules. ISMCTS (OpenSpiel's Python ``ISMCTSBot``) runs on
-the card games with `resample_from_infostate` as its resampler (pyspiel's C++
-``ISMCTSBot`` does not call a Python game's resampler); ISMCTS refuses the
-perfect-information dice game.
+OpenSpiel's algorithms (MCTS, CFR, exploitability, and through ``rl_environment`` its
+PyTorch learners: DQN, NFSP, policy gradient, Deep CFR, ESCHER) then run on Parlour's
+own rules engines: this module only translates, it holds no rules. ISMCTS (OpenSpiel's
+Python ``ISMCTSBot``) runs on the card games with `resample_from_infostate` as its
+resampler (pyspiel's C++ ``ISMCTSBot`` does not call a Python game's resampler);
+ISMCTS refuses the perfect-information dice game.
 
 Parameters
     The env's options (``envs.make(name, **options)``) are the game parameters, with the
