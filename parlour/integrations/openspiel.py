@@ -9,12 +9,12 @@ env name without its version (``parlour_german_whist``, ``parlour_forty_fives``,
 
     game = pyspiel.load_game("parlour_fuenfzehn_tot", {"players": 2})
 
-OpenSpiel's algorithms (MCTS, CFR, exploitability, ``rl_environment`` with
-``observation_type=OBSERVATION``) then run on Parlour's own rules engines: this module
-only translates, it holds no rules. ISMCTS (OpenSpiel's Python ``ISMCTSBot``) runs on
-the card games with `resample_from_infostate` as its resampler (pyspiel's C++
-``ISMCTSBot`` does not call a Python game's resampler); ISMCTS refuses the
-perfect-information dice game.
+OpenSpiel's algorithms (MCTS, CFR, exploitability, and through ``rl_environment`` its
+PyTorch learners: DQN, NFSP, policy gradient, Deep CFR, ESCHER) then run on Parlour's
+own rules engines: this module only translates, it holds no rules. ISMCTS (OpenSpiel's
+Python ``ISMCTSBot``) runs on the card games with `resample_from_infostate` as its
+resampler (pyspiel's C++ ``ISMCTSBot`` does not call a Python game's resampler);
+ISMCTS refuses the perfect-information dice game.
 
 Parameters
     The env's options (``envs.make(name, **options)``) are the game parameters, with the
@@ -40,10 +40,22 @@ Chance
 Observations
     ``observation_tensor`` is the env's observation vector (the game's encoder, its
     layout in the env docstring); ``observation_string`` is the engine's text view from
-    that seat. The encoders describe the present, not the past, so there is no
-    information-state tensor. ``information_state_string`` is perfect recall: a digest
-    of everything the seat has observed after every move so far, and of its own actions
-    (a 32-character hex key, for algorithms that only compare information states).
+    that seat. ``information_state_string`` is perfect recall: a digest of everything
+    the seat has observed after every move so far, and of its own actions (a
+    32-character hex key, for algorithms that only compare information states).
+    ``information_state_tensor`` (what ``rl_environment`` and OpenSpiel's learning
+    algorithms read) is the observation vector followed by the seat's own actions:
+    ``OWN_MOVES`` (32) slots of ``num_distinct_actions`` each, slot ``i`` one-hot on
+    the seat's ``i``-th own action, or its last 32 actions (oldest first) once it has
+    made more. Size ``observation_size + 32 * num_actions``: German Whist
+    434 + 32 x 52 = 2098, Fünfzehnern 330 + 32 x 36 = 1482, Herzeln
+    522 + 32 x 97 = 3626, Forty-Fives 495 + 32 x 168 = 5871, Fünfzehn – tot
+    56 + 32 x 2 = 120. The encoders hold what the present shows of the past (hand,
+    cards played, tricks, scores); the action slots add what the seat did itself. In a
+    German Whist or Fünfzehnern game (at most 26 and 8 own moves) that is the whole of
+    the seat's own history; the longer games (several deals, or Fünfzehn – tot's
+    unbounded replays) keep a bounded recent history, so there two information states
+    that differ only in own moves made long ago share a tensor.
 
 Returns
     ``returns()`` are the engine's returns (paid as the game scores, so ``rewards()`` is
@@ -76,6 +88,8 @@ _NUMBER_LIKE = re.compile(r"[0-9]+(\+[0-9]+)+")
 #: a length bound for games with none of their own (Fünfzehn – tot replays a round in
 #: which everybody busts, so its length has no finite bound)
 _UNBOUNDED_LENGTH = 100_000
+#: how many of a seat's own actions the information-state tensor holds (the last ones)
+OWN_MOVES = 32
 #: how many histories' information-state digests a game keeps
 _SEEN_CACHE_SIZE = 200_000
 
@@ -497,17 +511,23 @@ class _Observer:
             )
         self._engine = engine
         self._perfect_recall = obs_type.perfect_recall
-        size = 0 if self._perfect_recall else engine.observation_size
-        self.tensor = np.zeros(size, np.float32)
-        self.dict = {"observation": self.tensor}
+        size = engine.observation_size
+        extra = OWN_MOVES * engine.num_actions if self._perfect_recall else 0
+        self.tensor = np.zeros(size + extra, np.float32)
+        self.dict = {"observation": self.tensor[:size]}
+        if self._perfect_recall:
+            self.dict["own_actions"] = self.tensor[size:].reshape(
+                OWN_MOVES, engine.num_actions
+            )
 
     def set_from(self, state: ParlourState, player: int) -> None:
+        self.dict["observation"][:] = self._engine.observe(state._cell.value, player)
         if self._perfect_recall:
-            raise ValueError(
-                "Parlour games have no information-state tensor (the encoders "
-                "describe the present); use the observation tensor"
-            )
-        self.tensor[:] = self._engine.observe(state._cell.value, player)
+            own = self.dict["own_actions"]
+            own[:] = 0.0
+            mine = [s.action for s in state.full_history() if s.player == player]
+            for slot, action in enumerate(mine[-OWN_MOVES:]):
+                own[slot, action] = 1.0
 
     def string_from(self, state: ParlourState, player: int) -> str:
         if self._perfect_recall:
@@ -548,7 +568,7 @@ def _game_type(env_name: str, engine: Game | None, zero_sum: bool) -> pyspiel.Ga
         max_num_players=players[1],
         min_num_players=players[0],
         provides_information_state_string=True,
-        provides_information_state_tensor=False,
+        provides_information_state_tensor=True,
         provides_observation_string=True,
         provides_observation_tensor=True,
         parameter_specification=params,
@@ -616,6 +636,7 @@ def load_game(env_name: str, **options: Any) -> pyspiel.Game:
 register()
 
 __all__ = [
+    "OWN_MOVES",
     "PREFIX",
     "ParlourGame",
     "ParlourState",
