@@ -19,8 +19,7 @@ def packages() -> list[str]:
         root = HERE / folder
         for init in root.rglob("__init__.py"):
             rel = init.parent.relative_to(root)
-            # a root nested in another (none today) is listed under its own name
-            if not any(part.startswith(".") for part in rel.parts):
+            if not any(part.startswith(".") for part in rel.parts):  # no hidden dirs
                 found.add(".".join([name, *rel.parts]))
     return sorted(found)
 
