@@ -19,7 +19,7 @@ Other games have no exact yardstick (`check`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,20 +30,34 @@ from ..agents.base import Agent, Turn
 from .arena import run_arena
 from .stats import Interval, mean_interval
 
-#: env -> what its yardstick measures
-EXACT_ENVS = {
-    "german_whist_v0": "stage 2 against perfect play",
-    "fuenfzehn_tot_v0": "the loss against optimal",
-}
+
+@dataclass(frozen=True)
+class Yardstick:
+    """A game's exact yardstick (`GameRecord.exact_yardstick`): what it measures, and
+    ``report(env, agent, games, seed, options)`` giving the lines to print and the
+    JSON."""
+
+    measures: str
+    report: Callable[..., tuple[str, dict[str, Any]]]
+
+    def __call__(
+        self, env: str, agent: str, games: int, seed: int, options: dict[str, Any]
+    ) -> tuple[str, dict[str, Any]]:
+        """The lines to print and the JSON for ``agent`` (`report`)."""
+        return self.report(env, agent, games, seed, options)
 
 
-def check(env: str) -> None:
-    """ValueError (one line) for an env without an exact yardstick."""
-    if env not in EXACT_ENVS:
+def of(env: str) -> Yardstick:
+    """The exact yardstick of ``env``'s record; ValueError (one line) where there is
+    none."""
+    from .. import envs
+
+    if not envs.record(env).exact_yardstick:
+        have = [r.name for r in envs.records() if r.exact_yardstick]
         raise ValueError(
-            f"no exact yardstick for {env} (there is one for "
-            f"{', '.join(sorted(EXACT_ENVS))})"
+            f"no exact yardstick for {env} (there is one for {', '.join(have)})"
         )
+    return envs.record(env).load("exact_yardstick")
 
 
 class _ScoredAgent(Agent):
@@ -150,16 +164,22 @@ def report(
     env_options: Mapping[str, Any] | None = None,
 ) -> tuple[str, dict[str, Any]]:
     """The yardstick of ``env`` for ``agent``: the lines to print and the JSON."""
-    check(env)
-    options = dict(env_options or {})
-    if env == "german_whist_v0":
-        from ..agents.solver.german_whist import stage2_quality
+    return of(env).report(env, agent, games, seed, dict(env_options or {}))
 
-        q = stage2_quality(agent, games=games, seed=seed, env_options=options)
-        return stage2_lines(q), {
-            **q.as_dict(),
-            "tricks_lost_per_game": q.tricks_lost / q.games,
-        }
+
+def _stage2_report(
+    env: str, agent: str, games: int, seed: int, options: dict[str, Any]
+) -> tuple[str, dict[str, Any]]:
+    from ..agents.solver.german_whist import stage2_quality
+
+    q = stage2_quality(agent, games=games, seed=seed, env_options=options)
+    data = {**q.as_dict(), "tricks_lost_per_game": q.tricks_lost / q.games}
+    return stage2_lines(q), data
+
+
+def _tot_report(
+    env: str, agent: str, games: int, seed: int, options: dict[str, Any]
+) -> tuple[str, dict[str, Any]]:
     q = tot_quality(agent, games, seed, options)
     data = q.as_dict()
     lines = [
@@ -173,6 +193,12 @@ def report(
         f"{data['win_probability_lost_per_decision']:.4f}",
     ]
     return "\n".join(lines), data
+
+
+#: German Whist's yardstick: stage 2 scored by the exact solver
+STAGE2 = Yardstick("stage 2 against perfect play", _stage2_report)
+#: Fünfzehn – tot's yardstick: the loss in win share against the optimal policy
+AGAINST_OPTIMAL = Yardstick("the loss against optimal", _tot_report)
 
 
 def stage2_lines(q: Any) -> str:

@@ -44,6 +44,10 @@ class GameRecord:
     """``"module:function"``: ``function(game, state)`` gives every optimal action
     where an exact solver values the position, else None (``endgame:SPEC``, the
     warm start's solver labels)"""
+    exact_yardstick: str = ""
+    """``"module:attribute"`` of the game's exact yardstick (a
+    `parlour.training.yardsticks.Yardstick`: what it measures and its report), where
+    an exact solution scores any agent (``parlour eval AGENT --exact``)"""
     players: tuple[int, ...] = ()
     """the fewest and most players the engine accepts, where `variants` do not show
     them (the OpenSpiel game type's player range)"""
@@ -144,6 +148,7 @@ HOOKS = (
     "heuristic",
     "extra_agents",
     "exact_moves",
+    "exact_yardstick",
     "batched",
     "decided_by",
     "text_view",

@@ -19,6 +19,7 @@ GAME = GameRecord(
     exact_moves="parlour.agents.solver.german_whist:optimal_moves",
     extra_kinds=("solver", "pimc:N"),
     tips_studies=("agreement",),
+    exact_yardstick="parlour.training.yardsticks:STAGE2",
     batched="parlour.envs.batch.german_whist:GermanWhistBatch",
     decided_by="parlour.envs.german_whist.hooks:decided_by",
     text_view="parlour.text.views:german_whist",
