@@ -156,17 +156,6 @@ def tot_quality(
     )
 
 
-def report(
-    env: str,
-    agent: str,
-    games: int,
-    seed: int = 0,
-    env_options: Mapping[str, Any] | None = None,
-) -> tuple[str, dict[str, Any]]:
-    """The yardstick of ``env`` for ``agent``: the lines to print and the JSON."""
-    return of(env).report(env, agent, games, seed, dict(env_options or {}))
-
-
 def _stage2_report(
     env: str, agent: str, games: int, seed: int, options: dict[str, Any]
 ) -> tuple[str, dict[str, Any]]:
