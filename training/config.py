@@ -104,6 +104,35 @@ class TrainConfig:
     game's exact solver values (German Whist: stage 2) is labelled with every optimal
     move, and after each PPO update the policy takes one pass over them (the
     warm start's set loss, PPO's optimiser); 0 = off"""
+    algo: str = "ppo"
+    """the learning algorithm of ``--backend batch`` (docs/algorithms.md): ppo, mmd
+    (magnetic mirror descent), nfsp (neural fictitious self-play) or dmc (Deep
+    Monte-Carlo); the sb3 and rllib backends train ppo only"""
+    mmd_alpha: float = 0.05
+    """MMD: weight of the reverse KL ``KL(policy || magnet)`` in the loss (Sokota et
+    al.'s regularisation temperature alpha)"""
+    mmd_magnet_every: int = 10
+    """MMD: updates between two moves of the magnet toward the current policy"""
+    mmd_magnet_step: float = 1.0
+    """MMD: how far the magnet moves each time, in parameter space: 1 makes it a copy
+    of the current policy, 0.1 a tenth of the way"""
+    epsilon: float = 0.06
+    """NFSP and DMC: the chance of a uniform legal action in epsilon-greedy play at
+    the start of the run; it falls linearly to ``epsilon_end`` at total_timesteps"""
+    epsilon_end: float = 0.0
+    """NFSP and DMC: epsilon at the end of the run"""
+    nfsp_eta: float = 0.1
+    """NFSP: the anticipatory parameter, the chance that a game's learner plays its
+    best response (epsilon-greedy Q) rather than its average policy"""
+    nfsp_sl_learning_rate: float = 0.001
+    """NFSP: Adam learning rate of the average policy's supervised fit
+    (``learning_rate`` is the best response's)"""
+    replay_size: int = 100_000
+    """NFSP: transitions the best response's circular replay buffer holds"""
+    reservoir_size: int = 200_000
+    """NFSP: best-response decisions the average policy's reservoir holds"""
+    target_update_every: int = 300
+    """NFSP: gradient steps between copies of the Q-network to its target network"""
 
     def validate(self) -> None:
         """Raise ValueError for an inconsistent config."""
@@ -143,6 +172,7 @@ class TrainConfig:
         if self.learning_rate <= 0:
             raise ValueError("learning_rate must be positive")
         self._validate_ppo()
+        self._validate_algos()
         self._validate_opponents()
         if not 0 <= self.warm_start_noise < 1:
             raise ValueError("warm_start_noise must lie in [0, 1)")
@@ -193,6 +223,50 @@ class TrainConfig:
                 f"one rollout (n_envs × n_steps = {rollout}) is larger than the "
                 f"budget total_timesteps={self.total_timesteps}"
             )
+
+    def _validate_algos(self) -> None:
+        from .algos import ALGOS
+
+        if self.algo not in ALGOS:
+            raise ValueError(
+                f"algo must be one of {', '.join(ALGOS)}, got {self.algo!r}"
+            )
+        for name in ("mmd_magnet_every", "replay_size", "reservoir_size"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        if (
+            not isinstance(self.target_update_every, int)
+            or self.target_update_every < 1
+        ):
+            raise ValueError(
+                "target_update_every must be a positive integer, got "
+                f"{self.target_update_every!r}"
+            )
+        if not 0 <= self.mmd_alpha < math.inf:
+            raise ValueError(f"mmd_alpha must be >= 0, got {self.mmd_alpha}")
+        for name, low_open in (
+            ("mmd_magnet_step", True),
+            ("nfsp_eta", True),
+            ("epsilon", False),
+            ("epsilon_end", False),
+        ):
+            value = getattr(self, name)
+            if not (0 < value <= 1 if low_open else 0 <= value <= 1):
+                interval = "(0, 1]" if low_open else "[0, 1]"
+                raise ValueError(f"{name} must lie in {interval}, got {value}")
+        if not 0 < self.nfsp_sl_learning_rate < math.inf:
+            raise ValueError(
+                "nfsp_sl_learning_rate must be positive, got "
+                f"{self.nfsp_sl_learning_rate}"
+            )
+        if self.algo == "nfsp":
+            for name in ("replay_size", "reservoir_size"):
+                if getattr(self, name) < self.batch_size:
+                    raise ValueError(
+                        f"{name} {getattr(self, name)} is smaller than a minibatch "
+                        f"(batch_size = {self.batch_size})"
+                    )
 
     def _validate_opponents(self) -> None:
         if not self.opponents:

@@ -32,8 +32,9 @@ WARM_START_DIR = "warm_start"
 # The phases of a run, in order; state.json names the one a run is in (or stopped in).
 PHASES = ("teacher games", "fit", "self-play", "done")
 # Keys a resumed run keeps: its checkpoints' network and its stored teacher games were
-# made with them.
+# made with them (and its checkpoints hold the networks of its algo).
 FROZEN_ON_RESUME = (
+    "algo",
     "env",
     "env_options",
     "seed",

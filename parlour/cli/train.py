@@ -25,6 +25,15 @@ def cmd_train(args: argparse.Namespace) -> int:
     from ..training import backends
 
     backends.check(args.backend)  # before any config is read or file written
+    if args.algo is not None:
+        from ..training.algos import ALGOS
+
+        if args.algo not in ALGOS:
+            raise UsageError(
+                f"--algo {args.algo}: not an algorithm (algos: {', '.join(ALGOS)})"
+            )
+        # after the config's other overrides, so that it wins over a config file's
+        args.set = [*(args.set or []), f"algo={args.algo}"]
     backend_options: dict[str, Any] = {}
     if args.num_env_runners is not None:
         backend_options["num_env_runners"] = args.num_env_runners
@@ -300,6 +309,13 @@ def _train_arguments(p: argparse.ArgumentParser) -> None:
         metavar="NAME",
         help="the learning library (sb3: sb3-contrib's MaskablePPO; rllib: RLlib's "
         "PPO with env runners on Ray; parlour.training.backends lists them)",
+    )
+    p.add_argument(
+        "--algo",
+        default=None,
+        metavar="NAME",
+        help="--backend batch: the learning algorithm, ppo (default), mmd, nfsp or "
+        "dmc (docs/algorithms.md); the same as --set algo=NAME",
     )
     p.add_argument(
         "--num-env-runners",

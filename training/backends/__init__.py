@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 # name -> "module:class", imported only when chosen (a backend may pull heavy modules)
 BACKENDS: dict[str, str] = {
     "sb3": "parlour.training.backends.sb3:SB3Backend",
-    "batch": "parlour.training.backends.batch:BatchBackend",
+    "batch": "parlour.training.backends.batch:create",
     "rllib": "parlour.training.backends.rllib:RLlibBackend",
 }
 # name -> "module:function(config, options)" checking a backend's options (and what it
@@ -151,9 +151,14 @@ def check_config(name: str, config: TrainConfig) -> None:
     """ValueError (one line) for a config the backend ``name`` cannot run: the
     backend module's own ``check_config(config)``, where it has one (the batch backend
     needs a batched engine and refuses scalar bots in its rollout); learner_partners
-    is sb3's alone. Called before
+    is sb3's alone, the algorithms other than ppo the batch backend's. Called before
     anything is written."""
     check(name)
+    if config.algo != "ppo" and name != "batch":
+        raise ValueError(
+            f"algo={config.algo} runs on the batched engines only: use --backend batch "
+            f"(--backend {name} trains ppo)"
+        )
     if config.learner_partners and name != "sb3":
         raise ValueError(
             "learner_partners (the learner's snapshot as its partners) is played by "
