@@ -15,6 +15,7 @@ from helpers import tiny_training
 
 from parlour.cli import main
 from parlour.envs.batch import ENGINES
+from parlour.training import backends
 from parlour.training import checkpoint as ckpt_io
 from parlour.training.algos import ALGOS, learner_class
 from parlour.training.algos.dmc import DMCBackend
@@ -281,7 +282,9 @@ def test_mmd_magnet_pulls_and_moves():
     obs, mask = turn.observation, turn.mask
     logp = backend.net.masked_log_probs(obs, mask)
     extra, terms = backend.regulariser(obs, mask, logp)
-    assert float(extra.detach()) == pytest.approx(0.0, abs=1e-6)  # the magnet is the policy
+    assert float(extra.detach()) == pytest.approx(
+        0.0, abs=1e-6
+    )  # the magnet is the policy
     backend.begin(256, lambda kind, final: None)
     magnet0 = {k: v.clone() for k, v in backend.magnet.state_dict().items()}
     backend.collect()
@@ -350,3 +353,34 @@ def test_bad_hyperparameters_are_one_line_before_a_run_dir(
     assert code == 2
     assert message in err and len(err.strip().splitlines()) == 1, err
     assert not run.exists()
+
+
+@pytest.mark.parametrize("env", sorted(ENGINES))
+def test_every_batched_env_has_a_preset_per_algorithm(env):
+    from parlour.training import config as train_config
+
+    for algo in ("mmd", "nfsp", "dmc"):
+        assert f"batch.{algo}" in train_config.presets(env)
+        config = train_config.load_config(None, env=env, preset=f"batch.{algo}")
+        assert config.algo == algo and config.env == env and not config.warm_start
+        backends.check_config("batch", config)
+
+
+@pytest.mark.parametrize("algo", ["mmd", "nfsp", "dmc"])
+def test_the_german_whist_presets_run_as_written(algo, tmp_path, capsys):
+    """Each algorithm's German Whist preset trains (a tiny budget) and plays."""
+    run = tmp_path / "run"
+    args = [
+        "train",
+        "german_whist_v0",
+        "--backend",
+        "batch",
+        "--preset",
+        f"batch.{algo}",
+    ]
+    args += ["--run-dir", str(run), "--quiet"]
+    for key in ("total_timesteps", "n_envs", "n_steps", "batch_size", "net_arch"):
+        args += ["--set", f"{key}={json.dumps(TINY[key])}"]
+    args += ["--set", "eval_games=1", "--set", "tensorboard=false"]
+    assert main(args) == 0, capsys.readouterr().err
+    assert ckpt_io.load(run).manifest["config"]["algo"] == algo
