@@ -131,7 +131,7 @@ class TrainConfig:
     """NFSP: transitions the best response's circular replay buffer holds"""
     reservoir_size: int = 200_000
     """NFSP: best-response decisions the average policy's reservoir holds"""
-    target_update_every: int = 300
+    target_update_every: int = 10
     """NFSP: gradient steps between copies of the Q-network to its target network"""
 
     def validate(self) -> None:

@@ -21,8 +21,6 @@ frozen opponent in the pool a snapshot samples from their softmax.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -30,8 +28,6 @@ import torch
 from torch import nn
 
 from ..backends.batch import ActorMLP, BatchLearner
-from ..config import TrainConfig
-from ..selfplay import OpponentPool
 from .explore import epsilon, epsilon_greedy
 
 _FIELDS = ("obs", "action", "game", "before", "ret")
@@ -43,15 +39,8 @@ class DMCBackend(BatchLearner):
     method = "batched self-play DMC"
     log_name = "batch_dmc"
 
-    def __init__(
-        self,
-        config: TrainConfig,
-        pool: OpponentPool,
-        run_dir: Path | None,
-        on_step: Callable[[int], None],
-    ) -> None:
-        super().__init__(config, pool, run_dir, on_step)
-        c = config
+    def build(self) -> None:
+        c = self.config
         self.q = ActorMLP(
             self.env.observation_size,
             self.env.num_actions,
@@ -78,10 +67,7 @@ class DMCBackend(BatchLearner):
     def modules(self) -> dict[str, Any]:
         return {"policy": self.q, "optimizer": self.optimizer}
 
-    def begin(
-        self, total_timesteps: int, on_episode: Callable[[str, float], None]
-    ) -> None:
-        super().begin(total_timesteps, on_episode)
+    def reset_games(self) -> None:
         # the games were dealt afresh: nothing waits for an episode's end
         self._so_far.zero_()
         self._waiting = self._empty(0)

@@ -19,14 +19,11 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import torch
 
 from ..backends.batch import BatchBackend
-from ..config import TrainConfig
-from ..selfplay import OpponentPool
 
 
 class MMDBackend(BatchBackend):
@@ -35,14 +32,8 @@ class MMDBackend(BatchBackend):
     method = "batched self-play MMD"
     log_name = "batch_mmd"
 
-    def __init__(
-        self,
-        config: TrainConfig,
-        pool: OpponentPool,
-        run_dir: Path | None,
-        on_step: Callable[[int], None],
-    ) -> None:
-        super().__init__(config, pool, run_dir, on_step)
+    def build(self) -> None:
+        super().build()
         self.magnet = copy.deepcopy(self.net).requires_grad_(False)
 
     def modules(self) -> dict[str, Any]:

@@ -25,8 +25,6 @@ from __future__ import annotations
 
 import copy
 import time
-from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -35,8 +33,6 @@ from torch import nn
 
 from ..backends.batch import ActorMLP, BatchLearner
 from ..batch_selfplay import sample_masked
-from ..config import TrainConfig
-from ..selfplay import OpponentPool
 from .explore import epsilon, epsilon_greedy
 
 
@@ -47,15 +43,8 @@ class NFSPBackend(BatchLearner):
     method = "batched self-play NFSP"
     log_name = "batch_nfsp"
 
-    def __init__(
-        self,
-        config: TrainConfig,
-        pool: OpponentPool,
-        run_dir: Path | None,
-        on_step: Callable[[int], None],
-    ) -> None:
-        super().__init__(config, pool, run_dir, on_step)
-        c = config
+    def build(self) -> None:
+        c = self.config
         n_obs, A = self.env.observation_size, self.env.num_actions
         self.q = ActorMLP(n_obs, A, c.net_arch, c.activation, head_gain=1.0)
         self.q_target = copy.deepcopy(self.q).requires_grad_(False)
@@ -98,10 +87,7 @@ class NFSPBackend(BatchLearner):
             "q_optimizer": self.q_optimizer,
         }
 
-    def begin(
-        self, total_timesteps: int, on_episode: Callable[[str, float], None]
-    ) -> None:
-        super().begin(total_timesteps, on_episode)
+    def reset_games(self) -> None:
         self._last.fill_(-1)
         self._best_response = self._draw_policies(self.env.batch_size)
 

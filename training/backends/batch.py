@@ -314,6 +314,14 @@ class BatchLearner:
             self._writer = SummaryWriter(str(run_dir / "tensorboard" / self.log_name))
         self._logs: dict[str, float] = {}
         self._rollout_seconds = 0.0
+        self.build()
+
+    def build(self) -> None:
+        """Make the algorithm's networks, optimisers and buffers (the env is made)."""
+        raise NotImplementedError
+
+    def reset_games(self) -> None:
+        """Forget what belongs to the games in play (`begin` deals them afresh)."""
 
     @property
     def steps(self) -> int:
@@ -346,6 +354,7 @@ class BatchLearner:
         self.env.on_episode = on_episode
         # a resumed run plays on from other deals than the ones it stopped at
         self.env.reset(seed=self.config.seed * 1_000_003 + self._steps)
+        self.reset_games()
 
     def begin_rollout(self) -> None:
         self._rollout_start_steps = self._steps
@@ -415,15 +424,8 @@ class BatchBackend(BatchLearner):
     method = "batched self-play PPO"
     log_name = "batch_ppo"
 
-    def __init__(
-        self,
-        config: TrainConfig,
-        pool: OpponentPool,
-        run_dir: Path | None,
-        on_step: Callable[[int], None],
-    ) -> None:
-        super().__init__(config, pool, run_dir, on_step)
-        self.ppo = p = PPOConfig.from_train_config(config)
+    def build(self) -> None:
+        self.ppo = p = PPOConfig.from_train_config(self.config)
         self.net = ActorCritic(
             self.env.observation_size, self.env.num_actions, p.net_arch, p.activation
         )
