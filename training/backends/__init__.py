@@ -20,8 +20,8 @@ written (`check_config`); a backend with options of its own (rllib:
 ``num_env_runners``, ``address``) takes them as keywords and names a function in
 `OPTION_CHECKS` that checks them before anything is written (`check_options`).
 ``sb3`` is sb3-contrib's MaskablePPO on the scalar envs, ``batch`` a compact PPO on the
-batched engines (`training.backends.batch`), ``rllib`` RLlib's PPO on Ray env runners
-(`training.backends.rllib`).
+batched engines (`training.backends.batch`; MMD, NFSP or DMC by the config's ``algo``,
+`training.algos`), ``rllib`` RLlib's PPO on Ray env runners (`training.backends.rllib`).
 The checkpoint format is the backend's own (`checkpoint_tensors`, `restore`); the
 exported weights are always a `NumpyPolicy`, which is what the opponent pool, the
 evaluations and ``ckpt:`` agents play with.
