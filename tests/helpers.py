@@ -82,3 +82,19 @@ def swap_lowest_cards(state: Any, a: int, b: int) -> Any:
     other.hands[a] ^= ca | cb
     other.hands[b] ^= ca | cb
     return other
+
+
+def record_engine_steps(env: Any) -> list[tuple[Any, Any, Any]]:
+    """Record every later step of a `BatchSelfPlay` ``env``: a list that gets
+    ``(learner rows, rewards, dones)`` per engine step."""
+    log = []
+    real_step = env.step
+
+    def step(actions):
+        learner = env.turn.learner.clone()
+        turn, rewards, dones = real_step(actions)
+        log.append((learner, rewards.clone(), dones.clone()))
+        return turn, rewards, dones
+
+    env.step = step
+    return log

@@ -11,7 +11,7 @@ import json
 import numpy as np
 import pytest
 import torch
-from helpers import tiny_training
+from helpers import record_engine_steps, tiny_training
 
 from parlour.cli import main
 from parlour.envs.batch import ENGINES
@@ -161,30 +161,13 @@ def test_interrupted_update_rewinds_every_network(algo, tmp_path, monkeypatch):
 
 
 # --- the algorithms' own pieces -------------------------------------------------------
-def _replay_steps(backend):
-    """Record every engine step of the next collect: (learner rows, rewards,
-    dones)."""
-    env = backend.env
-    log = []
-    real_step = env.step
-
-    def step(actions):
-        learner = env.turn.learner.clone()
-        turn, rewards, dones = real_step(actions)
-        log.append((learner, rewards.clone(), dones.clone()))
-        return turn, rewards, dones
-
-    env.step = step
-    return log
-
-
 def test_dmc_regresses_each_decisions_monte_carlo_return():
     """Replaying the engine steps: a stored decision's target is its seat's rewards
     from that decision to the end of its episode (times reward_scale), and the
     decisions whose episode has not ended wait for the next rollout."""
     backend = make_backend("dmc", n_steps=64, total_timesteps=1024, reward_scale=0.5)
     backend.begin(1024, lambda kind, final: None)
-    log = _replay_steps(backend)
+    log = record_engine_steps(backend.env)
     backend.collect()
     B = backend.env.batch_size
     # per game: the stored decisions in order and the rewards after each
@@ -222,7 +205,7 @@ def test_nfsp_transitions_chain_each_games_decisions():
         return real_act(obs, mask, best_response)
 
     backend.act = act
-    log = _replay_steps(backend)
+    log = record_engine_steps(backend.env)
     backend.collect()
     r = backend.replay
     slot = 0

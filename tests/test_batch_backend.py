@@ -10,7 +10,7 @@ import json
 import numpy as np
 import pytest
 import torch
-from helpers import tiny_training
+from helpers import record_engine_steps, tiny_training
 from test_batch_selfplay import ToyTeams  # tests/ is on sys.path
 
 from parlour import envs
@@ -111,16 +111,7 @@ def test_a_rollout_stitches_each_games_decisions(env, scale, monkeypatch):
         overrides.update(env="forty_fives_v0", eval_opponents=["random"])
     backend = make_backend(n_steps=64, total_timesteps=1024, **overrides)
     env = backend.env
-    log = []
-    real_step = env.step
-
-    def step(actions):
-        learner = env.turn.learner.clone()
-        turn, rewards, dones = real_step(actions)
-        log.append((learner, rewards.clone(), dones.clone()))
-        return turn, rewards, dones
-
-    env.step = step
+    log = record_engine_steps(env)
     backend.begin(1024, lambda kind, final: None)
     backend.collect()
     buf, size = backend.buffer, backend.rollout_steps
