@@ -131,11 +131,11 @@ def network_floor(config, min_seconds: float = 3.0) -> tuple[float, float]:
     timed over whole rollouts for at least ``min_seconds``."""
     import torch
 
-    from parlour.training.backends.batch import create
+    from parlour.training.backends.batch import BatchBackend
     from parlour.training.selfplay import OpponentPool
 
     pool = OpponentPool(config.env, dict(config.opponents), seed=config.seed)
-    backend = create(config, pool, None, lambda steps: None)
+    backend = BatchBackend(config, pool, None, lambda steps: None)
     work = _floor_work(backend, torch.Generator().manual_seed(0))
     work()  # the first rollout warms the allocator up
     rollouts, start, cpu = 0, time.perf_counter(), time.process_time()

@@ -45,7 +45,7 @@ def make_backend(**overrides) -> BatchBackend:
 
 
 def test_batch_backend_is_registered():
-    assert backends.BACKENDS["batch"] == "parlour.training.backends.batch:create"
+    assert backends.BACKENDS["batch"] == "parlour.training.backends.batch:BatchBackend"
 
 
 def test_hyperparameters_come_from_the_shared_config_keys():

@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 # name -> "module:class", imported only when chosen (a backend may pull heavy modules)
 BACKENDS: dict[str, str] = {
     "sb3": "parlour.training.backends.sb3:SB3Backend",
-    "batch": "parlour.training.backends.batch:create",
+    "batch": "parlour.training.backends.batch:BatchBackend",
     "rllib": "parlour.training.backends.rllib:RLlibBackend",
 }
 # name -> "module:function(config, options)" checking a backend's options (and what it

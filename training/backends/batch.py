@@ -21,11 +21,11 @@ the learner is to act; otherwise the position before the opponents' cards). At t
 engine step of a rollout, learner decisions beyond the rollout's size are played but not
 stored (they only give their predecessors' bootstrap value).
 
-The config's ``algo`` picks the learning algorithm over this rollout (`create`):
-``ppo`` is `BatchBackend` here; ``mmd``, ``nfsp`` and ``dmc`` are the modules of
-`parlour.training.algos` (docs/algorithms.md). `BatchLearner` is what they share: the
-batched self-play env, the step count, the rewind and checkpoint of named modules,
-and the logs.
+The config's ``algo`` picks the learning algorithm over this rollout (`BatchBackend`
+makes the chosen one's learner): ``ppo`` is `BatchBackend` here; ``mmd``, ``nfsp`` and
+``dmc`` are the modules of `parlour.training.algos` (docs/algorithms.md). `BatchLearner`
+is what they share: the batched self-play env, the step count, the rewind and checkpoint
+of named modules, and the logs.
 """
 
 from __future__ import annotations
@@ -122,19 +122,6 @@ def check_config(config: TrainConfig) -> None:
     from .. import algos
 
     algos.check_config(config)
-
-
-def create(
-    config: TrainConfig,
-    pool: OpponentPool,
-    run_dir: Path | None,
-    on_step: Callable[[int], None],
-) -> BatchLearner:
-    """The batch backend of the config's ``algo`` (`training.backends.BACKENDS`'s
-    entry for ``batch``)."""
-    from .. import algos
-
-    return algos.learner_class(config.algo)(config, pool, run_dir, on_step)
 
 
 # --- the network ----------------------------------------------------------------------
@@ -419,10 +406,25 @@ class BatchLearner:
 
 
 class BatchBackend(BatchLearner):
-    """PPO on batched self-play (`training.backends.Backend`)."""
+    """PPO on batched self-play (`training.backends.Backend`); built with a config
+    whose ``algo`` is another algorithm, it makes that algorithm's learner
+    (`training.algos`) instead, so that ``--backend batch`` names one class."""
 
     method = "batched self-play PPO"
     log_name = "batch_ppo"
+
+    def __new__(cls, config: TrainConfig, *args: Any, **kwargs: Any) -> BatchLearner:
+        if cls is not BatchBackend or config.algo == "ppo":
+            return super().__new__(cls)
+        from .. import algos
+
+        chosen = algos.learner_class(config.algo)
+        learner = chosen.__new__(chosen, config, *args, **kwargs)
+        if not isinstance(learner, BatchBackend):
+            # Python initialises only what __new__ returns of its own class (MMD is
+            # PPO's subclass; NFSP and DMC are not)
+            learner.__init__(config, *args, **kwargs)
+        return learner
 
     def build(self) -> None:
         self.ppo = p = PPOConfig.from_train_config(self.config)
@@ -609,6 +611,5 @@ __all__ = [
     "BatchLearner",
     "PPOConfig",
     "check_config",
-    "create",
     "masked_entropy",
 ]
