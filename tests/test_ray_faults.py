@@ -237,5 +237,8 @@ def test_a_killed_env_runner_is_restarted_and_the_run_goes_on(tmp_path):
     final = ckpt_io.load(run_dir)
     assert final.step >= 1024
     steps = [r["step"] for r in read_evaluations(run_dir / "evaluations.csv")]
-    assert steps == [0, 256, 512, 768, final.step], steps
+    # one row per evaluation, none twice; RLlib may sample a step or a few more than
+    # a rollout's 256 (docs/training.md)
+    assert len(steps) == 5 and steps[-1] == final.step, steps
+    assert all(256 * i <= s < 256 * i + 16 for i, s in enumerate(steps)), steps
     _nothing_left(ray_processes)
