@@ -2,7 +2,8 @@
 arena, a league and a tips run (the job it held is run again: the output is the local
 run's, no game lost), and the driver killed with SIGKILL (the league keeps every batch
 it stored and a re-run goes on; the arena and tips write nothing, never half a file,
-and a re-run gives the local output). Each test starts the command as a process of its
+and a re-run gives the local output); an RLlib env runner killed in training (Ray
+restarts it and the run goes on). Each test starts the command as a process of its
 own, with a local Ray of the command's own, and kills only processes under it, by
 process id. They take a minute or more each: ``-m slow``."""
 
