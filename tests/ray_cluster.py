@@ -27,6 +27,33 @@ from types import TracebackType
 RAY = str(Path(sys.executable).with_name("ray"))
 
 
+def outlived(processes: list, timeout: float = 90.0) -> list:
+    """Of ``processes`` (`psutil.Process` objects of a Ray that a killed driver had
+    started), those still running after ``timeout`` s, killed now by their ids. An
+    exited process its new parent has not reaped yet (a zombie: PID 1 of a container
+    may never reap it) counts as ended. Ray's agents notice their raylet gone only
+    after a few checks, later still on a loaded machine: hence the long wait."""
+    import psutil
+
+    def running(p) -> bool:
+        try:
+            return p.status() != psutil.STATUS_ZOMBIE
+        except psutil.NoSuchProcess:
+            return False
+
+    deadline = time.monotonic() + timeout
+    left = [p for p in processes if running(p)]
+    while left and time.monotonic() < deadline:
+        time.sleep(0.5)
+        left = [p for p in left if running(p)]
+    for p in left:
+        try:
+            p.kill()
+        except psutil.NoSuchProcess:
+            pass
+    return left
+
+
 def free_port() -> int:
     """A TCP port nothing listens on now."""
     with socket.socket() as s:

@@ -322,16 +322,18 @@ def test_league_over_ray_stores_the_local_games(local_ray, tmp_path):
         ENV, agents, games=4, db=tmp_path / "r.sqlite", executor="ray"
     )
     assert remote.stored == local.stored == 12
+    assert stored_games(tmp_path / "r.sqlite") == stored_games(tmp_path / "l.sqlite")
 
-    def games(db: Path) -> dict:
-        conn = league.connect(db)
-        rows = conn.execute(
-            "SELECT pairing, deal, seating, seed, seats, returns, info FROM games"
-        ).fetchall()
-        conn.close()
-        return {r[:3]: r[3:] for r in rows}
 
-    assert games(tmp_path / "r.sqlite") == games(tmp_path / "l.sqlite")
+def stored_games(db: Path) -> dict:
+    """A league database's games: (table, deal, seating) -> seed, seats, returns,
+    info."""
+    conn = league.connect(db)
+    rows = conn.execute(
+        "SELECT pairing, deal, seating, seed, seats, returns, info FROM games"
+    ).fetchall()
+    conn.close()
+    return {r[:3]: r[3:] for r in rows}
 
 
 # --- the command line, slow -----------------------------------------------------------

@@ -112,6 +112,45 @@ def test_concurrent_league_commands_store_every_game_once(tmp_path):
     assert {k[3] for k in keys} == set(range(48))
 
 
+def test_serve_and_league_commands_share_one_file(tmp_path):
+    """``parlour serve`` storing browser games (a move at a time) while two
+    `parlour league` processes write the same file: all of them finish, every league
+    game is stored once and every browser game with its result."""
+    pytest.importorskip("httpx")
+    pytest.importorskip("starlette")
+    import random
+
+    from test_web import PLY, play_out, serve
+
+    from parlour.web.service import Parlour
+
+    db = tmp_path / "shared.sqlite"
+    parlour = Parlour(db)  # the file is made before the leagues start
+    procs = [
+        subprocess.Popen(
+            _league(db, 24), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        for _ in range(2)
+    ]
+    rng = random.Random(3)
+    with serve(parlour) as client:
+        for _ in range(3):
+            page = client.get(
+                "/play/german_whist_v0?opponent=random&seat=0", follow_redirects=True
+            )
+            assert PLY.search(page.text), page.text[-300:]
+            play_out(client, page, rng)
+    outs = [p.communicate(timeout=180) for p in procs]
+    for p, (out, err) in zip(procs, outs, strict=True):
+        assert p.returncode == 0, err
+        assert "stored 24 of 24 games" in out
+    assert len(_check_sound(db)) == 2 * 24
+    conn = sqlite3.connect(db)
+    rows = conn.execute("SELECT kind, scores FROM web_games").fetchall()
+    conn.close()
+    assert len(rows) == 3 and all(kind == "play" and s for kind, s in rows)
+
+
 def test_sigkill_keeps_every_committed_game_and_a_rerun_completes(tmp_path):
     """A league killed with SIGKILL (three times, at different points) leaves a file
     that passes integrity_check and holds whole batches only; a re-run adds its games

@@ -388,3 +388,36 @@ def test_runner_env_scales_the_learners_rewards():
     assert total == pytest.approx(0.02 * info["final_return"])
     rllib_backend._OUTCOMES.pop("scale-test", None)
     rllib_backend._POOLS.pop("scale-test", None)
+
+
+def test_lost_runners_that_do_not_come_back_are_one_line() -> None:
+    """An env runner out of service past the wait: one line that says what is kept;
+    an iteration whose runners returned nothing (RLlib's NaN) sampled no step."""
+    from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, NUM_ENV_STEPS_SAMPLED
+
+    class Group:
+        def num_remote_workers(self) -> int:
+            return 2
+
+        def num_healthy_remote_workers(self) -> int:
+            return 1
+
+    class Algo:
+        env_runner_group = Group()
+
+        def restore_env_runners(self, group) -> list[int]:
+            return []
+
+    backend = object.__new__(rllib_backend.RLlibBackend)
+    backend.algo = Algo()
+    assert backend._runners_lost()
+    with pytest.raises(ray_support.RayUnavailable) as info:
+        backend._wait_for_runners(deadline=0.0)
+    assert str(info.value) == (
+        "1 env runner(s) died and did not come back in 300 s; the run keeps its last "
+        "checkpoint: continue it with --resume"
+    )
+    nan = {ENV_RUNNER_RESULTS: {NUM_ENV_STEPS_SAMPLED: float("nan")}}
+    assert rllib_backend._sampled(nan) == 0
+    full = {ENV_RUNNER_RESULTS: {NUM_ENV_STEPS_SAMPLED: 257}}
+    assert rllib_backend._sampled(full) == 257

@@ -400,4 +400,7 @@ def save_json(result: ArenaResult, path: str | Path) -> None:
             strict=True,
         )
     ]
-    Path(path).write_text(json.dumps(data, indent=2))
+    # through a temporary file and a rename: a killed run leaves no half file
+    from .checkpoint import write_text_atomic
+
+    write_text_atomic(Path(path), json.dumps(data, indent=2))

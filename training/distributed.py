@@ -21,6 +21,13 @@ The results that come back are plain data too: numbers, rows of strings.
 
 Workers keep the envs and agents they build between jobs (`worker_env`,
 `worker_agent`), as a process pool's workers do.
+
+**A worker lost.** A job whose worker process (or node) dies under it is run again by
+Ray, up to `TASK_RETRIES` times, on whatever worker is free; since its games come from
+its deal seeds alone, the rerun's rows are the lost run's and the command's output is
+the local run's, game for game (``tests/test_ray_faults.py`` kills a worker by its
+process id in the middle of an arena, a league and a tips run). Past the retries the
+command stops with one line (`DistributedError`).
 """
 
 from __future__ import annotations
@@ -45,6 +52,10 @@ INSTALL_HINT = "pip install 'parlour[rllib]' (it brings ray[rllib])"
 PER_CPU = 2
 #: seconds to wait for the head node's port before calling an address unreachable
 CONNECT_TIMEOUT = 5.0
+#: times Ray runs a job again whose worker process or node died under it (a job is
+#: a pure function of its seeds, so a rerun gives the same rows); a job's own error
+#: is never retried (it would fail again)
+TASK_RETRIES = 5
 
 class DistributedError(ValueError):
     """Bad ``--executor``/``--address`` input, Ray missing, a cluster out of reach or
@@ -421,7 +432,12 @@ class RaySession:
         ray = self.ray
         # SPREAD: every node gets tasks from the start; Ray's default fills the
         # driver's node first, which suits tasks that share data, not these
-        remote = ray.remote(fn).options(scheduling_strategy="SPREAD")
+        # max_retries: a job whose worker died is run again (`TASK_RETRIES`)
+        remote = ray.remote(fn).options(
+            scheduling_strategy="SPREAD",
+            max_retries=TASK_RETRIES,
+            retry_exceptions=False,
+        )
         extra = () if self._shared_ref is None else (self._shared_ref,)
         window = PER_CPU * self.workers
         pending: dict[Any, int] = {}
@@ -508,6 +524,7 @@ def chunk_size(items: int, workers: int, most: int = 50) -> int:
 
 __all__ = [
     "EXECUTORS",
+    "TASK_RETRIES",
     "DistributedError",
     "RaySession",
     "ShippedCheckpoint",

@@ -26,6 +26,13 @@ One RLlib iteration (``Algorithm.train``) samples a rollout of ``n_envs × n_ste
 learner decisions from the env runners and updates on it; `collect` runs it, and
 `update` only records its metrics. An interrupt during the iteration is undone by
 `rewind`, which puts back the weights and optimiser state of the rollout's start.
+
+**An env runner lost** (its process killed, its node gone): Ray starts the runner's
+actor again (RLlib's ``restart_failed_env_runners``, at most `RUNNER_RESTARTS` times a
+runner) and RLlib gives it the learner's weights; `_sync` sends it the pool's
+snapshots. An iteration in which every runner died sampled and trained nothing, so
+`collect` waits for them (at most `RUNNER_WAIT` seconds) and runs it again: the run
+goes on, its steps counting only what was sampled and trained on.
 """
 
 from __future__ import annotations
@@ -55,6 +62,10 @@ from . import ray_support
 # Ray and RLlib are imported only when the backend is built (after the checks).
 
 RUNNERS_FILE = "rllib_runners.json"
+#: times Ray may restart one env runner's actor after its process died
+RUNNER_RESTARTS = 100
+#: seconds `collect` waits for lost env runners to come back before it gives up
+RUNNER_WAIT = 300.0
 VALUE_CLIP = 1e6  # RLlib clips value-function errors at 10 by default; SB3 does not
 
 # --- the env runners' side -----------------------------------------------------------
@@ -261,6 +272,11 @@ class RLlibBackend:
                 num_cpus_per_env_runner=1,
             )
             .learners(num_learners=0)
+            .fault_tolerance(
+                restart_failed_env_runners=True,
+                max_num_env_runner_restarts=RUNNER_RESTARTS,
+                delay_between_env_runner_restarts_s=1.0,
+            )
             .training(
                 lr=config.learning_rate,
                 gamma=config.gamma,
@@ -295,6 +311,7 @@ class RLlibBackend:
         self._pushed: list[str] | None = None
         self._last: dict[str, Any] | None = None
         self._runners: dict[int, dict[str, Any]] = {}
+        self._pids: dict[int, int] = {}  # the process each runner had at the last sync
         self._iteration_start = time.perf_counter()
         self._writer = None
         if config.tensorboard:
@@ -348,11 +365,17 @@ class RLlibBackend:
     def collect(self) -> bool:
         self._sync()
         self._iteration_start = time.perf_counter()
-        result = self.algo.train()
+        deadline = time.monotonic() + RUNNER_WAIT
+        while True:
+            result = self.algo.train()
+            sampled = _sampled(result)
+            if sampled > 0 or not self._runners_lost():
+                break
+            # every env runner died in this iteration: RLlib sampled and trained
+            # nothing; wait for Ray to restart them, then run it again
+            self._wait_for_runners(deadline)
+            self._sync()
         self._last = result
-        from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, NUM_ENV_STEPS_SAMPLED
-
-        sampled = int(result[ENV_RUNNER_RESULTS].get(NUM_ENV_STEPS_SAMPLED, 0))
         if sampled <= 0:
             return False
         self._steps += sampled
@@ -435,28 +458,64 @@ class RLlibBackend:
             _POOLS.pop(self.run_key, None)
             ray_support.disconnect(self._started_ray)
 
-    # --- the pool on the env runners -------------------------------------------------
+    # --- the env runners: lost ones, and the pool on them ---------------------------
+    def _runners_lost(self) -> bool:
+        """Whether some remote env runner is out of service (its process died)."""
+        group = self.algo.env_runner_group
+        return group.num_healthy_remote_workers() < group.num_remote_workers()
+
+    def _wait_for_runners(self, deadline: float) -> None:
+        """Wait until Ray has restarted the lost env runners and RLlib has put the
+        learner's weights on them; `RayUnavailable` (one line) past ``deadline``."""
+        group = self.algo.env_runner_group
+        while self._runners_lost():
+            if time.monotonic() > deadline:
+                lost = group.num_remote_workers() - group.num_healthy_remote_workers()
+                raise ray_support.RayUnavailable(
+                    f"{lost} env runner(s) died and did not come back in "
+                    f"{RUNNER_WAIT:g} s; the run keeps its last checkpoint: continue "
+                    "it with --resume"
+                )
+            time.sleep(1.0)
+            self.algo.restore_env_runners(group)
+
     def _sync(self) -> None:
-        """Send the pool's snapshots to every env runner when they changed, and pass
-        the outcomes the runners recorded to ``on_episode``."""
+        """Send the pool's snapshots to every env runner when they changed (or when
+        a runner was restarted, its pool empty), and pass the outcomes the runners
+        recorded to ``on_episode``."""
         labels = [s.spec for s in self.pool.snapshots]
-        snapshots = None
-        if labels != self._pushed:
-            activation = self.config.activation
-            snapshots = [
-                (s.spec, s.policy.state_dict(), activation) for s in self.pool.snapshots
-            ]
-        results = self.algo.env_runner_group.foreach_env_runner(
-            functools.partial(_sync_runner, spec=self.spec, snapshots=snapshots),
-            local_env_runner=self.num_env_runners == 0,
+        send = labels != self._pushed
+        results = self._call_runners(send)
+        restarted = any(
+            self._pids.get(info["worker_index"], info["pid"]) != info["pid"]
+            for info in results
         )
+        if restarted and not send:
+            results += self._call_runners(True)  # a new process: its pool is empty
         self._pushed = labels
         for info in results:
+            self._pids[info["worker_index"]] = info["pid"]
             outcomes = info.pop("outcomes")
             self._runners[info["worker_index"]] = info
             if self._on_episode is not None:
                 for kind, final in outcomes:
                     self._on_episode(kind, final)
+        if restarted:
+            self._write_runners()  # where the runners run now
+
+    def _call_runners(self, send: bool) -> list[dict[str, Any]]:
+        """`_sync_runner` on every env runner in service, with the pool's snapshots
+        when ``send``."""
+        snapshots = None
+        if send:
+            activation = self.config.activation
+            snapshots = [
+                (s.spec, s.policy.state_dict(), activation) for s in self.pool.snapshots
+            ]
+        return self.algo.env_runner_group.foreach_env_runner(
+            functools.partial(_sync_runner, spec=self.spec, snapshots=snapshots),
+            local_env_runner=self.num_env_runners == 0,
+        )
 
     def _write_runners(self) -> None:
         """Where the env runners run: RUN_DIR/rllib_runners.json."""
@@ -467,6 +526,15 @@ class RLlibBackend:
                 "runners": [self._runners[k] for k in sorted(self._runners)],
             },
         )
+
+
+def _sampled(result: Mapping[str, Any]) -> int:
+    """Env steps an RLlib iteration sampled (RLlib reports NaN when its runners
+    returned nothing)."""
+    from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, NUM_ENV_STEPS_SAMPLED
+
+    value = result.get(ENV_RUNNER_RESULTS, {}).get(NUM_ENV_STEPS_SAMPLED, 0)
+    return int(value) if value == value else 0  # NaN != NaN
 
 
 def check_options(config: TrainConfig, options: Mapping[str, Any]) -> None:
