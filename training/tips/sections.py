@@ -111,9 +111,15 @@ def render_audit(data: Mapping[str, Any]) -> str:
         f"{data['samples']} deals at each decision. The predicted shares were "
         f"written down before the run (`configs/tips/{env}.yaml`, `audit`).",
         "",
-        "How a tip speaks: **rule**: the cards the tip's literal prescription allows "
-        "(`tip_situations`), among the cards it speaks of (`win_cheaply`: the cards "
-        "that win); **switch**: where switching the tip off changes the heuristic "
+        "How a tip speaks: "
+        + (
+            "**rule**: the cards the tip's literal prescription allows "
+            "(`tip_situations`), among the cards it speaks of (`win_cheaply`: the "
+            "cards that win); "
+            if literal
+            else ""
+        )
+        + "**switch**: where switching the tip off changes the heuristic "
         "bot's move, the move of the bot with the tip. *Best*: by the first sample "
         "set, the tip's best move is worth as much as the best move it speaks of "
         "(ties count as best). *Judge agreement*: the share of those decisions where "
@@ -122,7 +128,9 @@ def render_audit(data: Mapping[str, Any]) -> str:
         f"loses against the first set's best move, in {unit_words}, with a 95% "
         "interval over those decisions; *confirmed worse*: decisions where that "
         "loss is beyond the judge's noise (exact, or the second set's 95% interval "
-        "above zero).",
+        "above zero). A share well below 100% with a mean cost near zero and few "
+        "confirmed cases means near-ties that the judge cannot separate, not a "
+        "wrong tip.",
         "",
         "| tip | speaks by | applies | tip's move best [95% CI] | predicted | "
         "outcome | judge agreement | confirmed worse | "
@@ -216,8 +224,8 @@ def render_baseline(data: Mapping[str, Any]) -> str:
         f"(`configs/tips/{data['env']}.yaml`, `baseline`).",
         "",
         "| tip | predicted | verdict | deals | Δ win rate A − B [95% CI] (points) | "
-        "Δ score [95% CI] | p |",
-        "|---|---|---|---:|---|---|---:|",
+        "Δ score [95% CI] | p | deals A better / B better |",
+        "|---|---|---|---:|---|---|---:|---|",
     ]
     for r in data["tips"]:
         win, score = _test(r["tests"]["win"]), _test(r["tests"]["score"])
@@ -228,14 +236,17 @@ def render_baseline(data: Mapping[str, Any]) -> str:
         lines.append(
             f"| `{r['tip']}` | {r['prediction']} | **{v}** {mark} | {primary.n:,} | "
             f"{_ci(win, 100, 1)} | {_ci(score, 1, 3)} | "
-            f"{'< 0.0001' if p < 1e-4 else f'{p:.3f}'} |"
+            f"{'< 0.0001' if p < 1e-4 else f'{p:.3f}'} | "
+            f"{r['sign_test']['A_better']:,} / {r['sign_test']['B_better']:,} |"
         )
     lines += [
         "",
         "✓/✗: the verdict is / is not what was predicted. A tip that seldom speaks, "
         "or whose moves the agent already plays, leaves most deals tied: "
         "**no detectable effect** then means the agent gains nothing from the tip, "
-        "not that the tip is wrong.",
+        "not that the tip is wrong. The last column counts the deals each arm did "
+        "better on (the rest tied); the bot-switch section's sign test reads the same "
+        "way.",
         "",
     ]
     return "\n".join(lines)
