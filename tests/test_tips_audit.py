@@ -193,14 +193,15 @@ class Extreme(Agent):
     "env, options, tip, end",
     [
         (GW, {}, "save_trumps", -1),
+        (GW, {}, "win_cheaply", 0),  # the base's own card, when it does not win
         (GW, {}, "duck_duds", 0),  # card ids run from the Ace down: 0 plays high
         (GW, {}, "value_prizes", -1),
         (FF, {}, "hold_top_trumps", -1),
     ],
 )
 def test_follower_plays_the_tip_exactly_where_it_speaks(env, options, tip, end):
-    """Where the tip speaks the follower plays one of its moves (the base's favourite
-    among them), elsewhere the base's own move."""
+    """Where the tip speaks of the base's move, the follower plays one of the tip's
+    moves (the base's favourite among them), elsewhere the base's own move."""
     follower = bl.make_follower(f"follow:{tip}:extreme", env, options, Extreme(end))
     check = au.TipAdvisor(env, [tip], options)
     seen = {"spoke": 0, "changed": 0, "quiet": 0}
@@ -210,7 +211,7 @@ def test_follower_plays_the_tip_exactly_where_it_speaks(env, options, tip, end):
             move = follower.act(turn)
             legal = turn.legal_actions()
             advice = check.advise(turn).get(tip)
-            if advice is None:
+            if advice is None or legal[end] not in advice.scope:
                 assert move == legal[end]
                 seen["quiet"] += 1
             else:

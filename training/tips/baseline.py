@@ -2,12 +2,13 @@
 
 Arm A is a strong agent (the game's shipped ``pretrained`` agent by default) that
 follows the tip wherever the tip speaks (`TipFollower`: where `TipAdvisor` gives
-advice, the agent's own favourite among the moves the tip recommends; elsewhere the
-agent's move); arm B is the same agent alone. Both arms play the same duplicate deals
-with the same sequential design as the bot-switch experiments
-(`parlour.training.tips.experiments.run_experiments`, arm B shared by every tip).
-Arm A's spec is ``follow:TIP:AGENT``, a spec of this harness only (`follower_spec`),
-which `parlour.training.tips.runner.play_block` builds.
+advice about the kind of move the agent chose, the agent's own favourite among the
+moves the tip recommends; elsewhere the agent's move); arm B is the same agent
+alone. Both arms play the same duplicate deals with the same sequential design as
+the bot-switch experiments (`parlour.training.tips.experiments.run_experiments`,
+arm B shared by every tip). Arm A's spec is ``follow:TIP:AGENT``, a spec of this
+harness only (`follower_spec`), which `parlour.training.tips.runner.play_block`
+builds.
 """
 
 from __future__ import annotations
@@ -31,7 +32,9 @@ FOLLOW = "follow:"
 class TipFollower(Agent):
     """``base`` that plays as ``tip`` says wherever it speaks: ``base``'s move when
     the tip recommends it, else ``base``'s favourite among the tip's moves (its
-    choice with every other move masked out)."""
+    choice with every other move masked out). A move outside the tip's scope is
+    kept: win_cheaply says which card to win with, not whether to win, and long_suit
+    which plain card to throw, not whether to ruff."""
 
     def __init__(self, base: Agent, advisor: TipAdvisor, tip: str):
         if tip not in advisor.tips:
@@ -47,7 +50,7 @@ class TipFollower(Agent):
     def act(self, turn: Turn) -> int:
         own = self.base.act(turn)
         advice = self.advisor.advise(turn, only=self.tip).get(self.tip)
-        if advice is None:
+        if advice is None or own not in advice.scope:
             return own
         self.spoke += 1
         if own in advice.recommended:
