@@ -92,13 +92,19 @@ def render_audit(data: Mapping[str, Any]) -> str:
             "stage 2 exact (the double-dummy solver: does the seat still win), stage 1 "
             "determinized search (a deal of the unseen cards consistent with what the "
             "seat knows, the rest of stage 1 by the PIMC bots' rollout policy, stage 2 "
-            "solved exactly; the value is the share of sampled deals won)"
+            "solved exactly; the value is the share of sampled deals won). The "
+            "stage-1 judge is only as good as its rollout: the rest of stage 1 is "
+            "played by a fixed policy for both players, not searched, so its values "
+            "carry that policy's bias besides the sampling noise; stage 2 is exact"
         )
     else:
         judge = (
             "determinized search (deals of the unseen cards consistent with what the "
             "seat knows, with the voids it saw, each solved exactly for the side's "
-            "points in the deal: 5 a trick and the bonus); trick play and robbing only"
+            "points in the deal: 5 a trick and the bonus); trick play and robbing "
+            "only. Each sampled deal is solved with every hand open, so the judge "
+            "shares determinized search's known blind spot (it credits a player "
+            "with knowing the hidden cards)"
         )
     lines = [
         "## Audit: is the tip's move the best move?",
