@@ -47,7 +47,7 @@ def _audit_or_baseline(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from ..paths import check_output_path
-    from ..training.tips import load_config
+    from ..training.tips import default_workers, load_config
     from ..training.tips.audit import run_audit
     from ..training.tips.baseline import run_baseline
     from ..training.tips.sections import write_run
@@ -86,7 +86,7 @@ def _audit_or_baseline(args: argparse.Namespace) -> int:
         run = run_audit(args.game, samples=args.samples, **common)
         name = "audit"
     else:
-        workers = args.workers or 1
+        workers = args.workers or default_workers()
         run = run_baseline(args.game, args.baseline, workers=workers, **common)
         name = "baseline"
     paths = write_run(Path(args.out), config.short, name, run.as_dict())
@@ -110,7 +110,8 @@ def _tips_arguments(p: argparse.ArgumentParser) -> None:
         "--games",
         type=int,
         metavar="N",
-        help="at most N duplicate deals per tip (default: the config's)",
+        help="at most N duplicate deals per tip; with --audit, N games of "
+        "self-play (default: the config's)",
     )
     p.add_argument(
         "--opponents",
@@ -173,7 +174,10 @@ COMMANDS = (
         "differences per deal with 95% intervals, a p-value and sequential stopping. "
         "Hypotheses come from configs/tips/ENV.yaml; writes GAME.md, GAME.png and "
         "GAME.json to --out. Fünfzehn – tot also gets the rules' arithmetic checked "
-        "exactly and the seat order.",
+        "exactly and the seat order. With --audit (German Whist, Forty-Fives) each "
+        "tip's move is compared with the best move by exact or determinized search; "
+        "with --baseline AGENT the agent that follows each tip plays the agent alone. "
+        "Each writes its own section of GAME.md and keeps the others.",
         arguments=_tips_arguments,
         quiet=True,
     ),
