@@ -475,6 +475,9 @@ def test_game_seat_order_counts_every_game():
 
 # --- command line ---------------------------------------------------------------------
 def test_cli_runs_and_writes(tmp_path, capsys):
+    # a section another command wrote (the audit's) survives the rewrite
+    kept = "<!-- begin audit -->\n## Audit\n<!-- end audit -->\n"
+    (tmp_path / "fuenfzehn_tot.md").write_text("# old report\n\n" + kept)
     code = cli(["tips", "fuenfzehn_tot", "--games", "10", "--opponents", "random",
                 "--out", str(tmp_path), "--quiet", "--workers", "1"])  # fmt: skip
     assert code == 0
@@ -483,6 +486,7 @@ def test_cli_runs_and_writes(tmp_path, capsys):
     report = (tmp_path / "fuenfzehn_tot.md").read_text()
     assert "## The seed's arithmetic, checked exactly" in report
     assert "## Seat order in the whole game" in report
+    assert "# old report" not in report and report.endswith(kept)
 
 
 @pytest.mark.parametrize(

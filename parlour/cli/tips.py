@@ -6,6 +6,7 @@ import argparse
 
 from .common import (
     Command,
+    UsageError,
     add_executor_args,
     check_executor,
 )
@@ -15,6 +16,10 @@ def cmd_tips(args: argparse.Namespace) -> int:
     from ..paths import check_output_path
     from ..training.tips import run_tips
 
+    if args.audit or args.baseline is not None:
+        return _audit_or_baseline(args)
+    if args.samples is not None:
+        raise UsageError("--samples is for --audit")
     check_executor(args)
     check_output_path(args.out, directory=True, what="--out")
 
@@ -37,6 +42,59 @@ def cmd_tips(args: argparse.Namespace) -> int:
     return 0
 
 
+def _audit_or_baseline(args: argparse.Namespace) -> int:
+    """``--audit`` or ``--baseline AGENT``: one section of the report, and its JSON."""
+    from pathlib import Path
+
+    from ..paths import check_output_path
+    from ..training.tips import default_workers, load_config
+    from ..training.tips.audit import run_audit
+    from ..training.tips.baseline import run_baseline
+    from ..training.tips.sections import write_run
+
+    if args.audit and args.baseline is not None:
+        raise UsageError("give --audit or --baseline, not both")
+    flag = "--audit" if args.audit else "--baseline"
+    for name, given in (
+        ("--opponents", args.opponents),
+        ("--checkpoint", args.checkpoint),
+        ("--executor ray", "ray" in (args.executor, args.old_backend)),
+        ("--address", args.address),
+    ):
+        if given:
+            raise UsageError(f"{name} does not go with {flag}")
+    if args.baseline is not None and args.samples is not None:
+        raise UsageError("--samples is for --audit")
+    check_output_path(args.out, directory=True, what="--out")
+    config = load_config(args.game)
+    command = f"parlour tips {config.short}"
+    command += " --audit" if args.audit else f" --baseline {args.baseline}"
+    for tip in args.tip or ():
+        command += f" --tip {tip}"
+    for name in ("games", "samples", "seed"):
+        if getattr(args, name) is not None:
+            command += f" --{name} {getattr(args, name)}"
+    command += f" --out {args.out}"
+    common = {
+        "tips": args.tip,
+        "games": args.games,
+        "seed": args.seed,
+        "progress": not args.quiet,
+        "command": command,
+    }
+    if args.audit:
+        run = run_audit(args.game, samples=args.samples, **common)
+        name = "audit"
+    else:
+        workers = args.workers or default_workers()
+        run = run_baseline(args.game, args.baseline, workers=workers, **common)
+        name = "baseline"
+    paths = write_run(Path(args.out), config.short, name, run.as_dict())
+    for path in paths.values():
+        print(f"wrote {path}")
+    return 0
+
+
 def _tips_arguments(p: argparse.ArgumentParser) -> None:
     """The arguments of ``parlour tips``."""
     p.add_argument(
@@ -52,7 +110,8 @@ def _tips_arguments(p: argparse.ArgumentParser) -> None:
         "--games",
         type=int,
         metavar="N",
-        help="at most N duplicate deals per tip (default: the config's)",
+        help="at most N duplicate deals per tip; with --audit, N games of "
+        "self-play (default: the config's)",
     )
     p.add_argument(
         "--opponents",
@@ -80,6 +139,26 @@ def _tips_arguments(p: argparse.ArgumentParser) -> None:
         metavar="W",
         help="worker processes of the local executor (default: the number of CPUs)",
     )
+    p.add_argument(
+        "--audit",
+        action="store_true",
+        help="audit each tip's move against the judge (exact search, determinized "
+        "search) at the positions of heuristic self-play; writes the report's audit "
+        "section and GAME_audit.json (german_whist, forty_fives)",
+    )
+    p.add_argument(
+        "--baseline",
+        metavar="AGENT",
+        help="A/B of each tip on a strong agent: AGENT following the tip where it "
+        "speaks against AGENT alone (e.g. pretrained); writes the report's baseline "
+        "section and GAME_baseline.json (german_whist, forty_fives)",
+    )
+    p.add_argument(
+        "--samples",
+        type=int,
+        metavar="N",
+        help="--audit: sampled deals per set at each decision (default: the config's)",
+    )
     add_executor_args(p, "blocks of deals")
 
 
@@ -95,7 +174,10 @@ COMMANDS = (
         "differences per deal with 95% intervals, a p-value and sequential stopping. "
         "Hypotheses come from configs/tips/ENV.yaml; writes GAME.md, GAME.png and "
         "GAME.json to --out. Fünfzehn – tot also gets the rules' arithmetic checked "
-        "exactly and the seat order.",
+        "exactly and the seat order. With --audit (German Whist, Forty-Fives) each "
+        "tip's move is compared with the best move by exact or determinized search; "
+        "with --baseline AGENT the agent that follows each tip plays the agent alone. "
+        "Each writes its own section of GAME.md and keeps the others.",
         arguments=_tips_arguments,
         quiet=True,
     ),

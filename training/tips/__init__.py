@@ -25,6 +25,14 @@ The package, part by part:
   claims and round table are `parlour.agents.fuenfzehn_tot_rationale`.
 * `run`: the whole run (`run_tips`, `TipsRun`) and its files; `report` writes the
   Markdown, `chart` the PNG.
+* `audit`: ``parlour tips GAME --audit`` (`run_audit`): at each decision of
+  heuristic self-play where a tip recommends a move (`TipAdvisor`), the judge (exact
+  search, or determinized search with exact endgames) says whether it is the best.
+* `baseline`: ``parlour tips GAME --baseline AGENT`` (`run_baseline`): a strong
+  agent that follows the tip where it speaks (`TipFollower`) against the agent alone,
+  with the same design as the bot-switch experiments.
+* `sections`: the audit and baseline sections of ``<game>.md``, each rewritten by
+  its own command and kept when the bot-switch report is rewritten.
 
 **The experiment.** For each tip, arm A is the full heuristic and arm B the same bot
 with the tip off (``heuristic:-tip``). Both arms play the same deals (the same env
@@ -86,6 +94,8 @@ from ..stats import (
     sign_test,
 )
 from .agreement import Agreement, agreement, run_agreement
+from .audit import Advice, AuditRun, TipAdvisor, TipAudit, run_audit
+from .baseline import BaselineRun, TipFollower, run_baseline
 from .chart import plot_chart
 from .config import (
     CALIBRATION_WARN,
@@ -108,6 +118,14 @@ from .seat_order import game_seat_order
 
 __all__ = [
     "AGREEMENT_TIPS",
+    "Advice",
+    "AuditRun",
+    "BaselineRun",
+    "TipAdvisor",
+    "TipAudit",
+    "TipFollower",
+    "run_audit",
+    "run_baseline",
     "CALIBRATION_WARN",
     "CONFIG_DIR",
     "CONTEST_TIPS",

@@ -49,6 +49,8 @@ class TipsConfig:
     tips: tuple[Hypothesis, ...]
     claims: tuple[Hypothesis, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)
+    #: the ``audit`` and ``baseline`` sections (issue 34), read by their modules
+    extra_sections: dict[str, Any] = field(default_factory=dict)
 
     @property
     def short(self) -> str:
@@ -128,6 +130,9 @@ def load_config(game: str) -> TipsConfig:
         tips=tips,
         claims=claims,
         extra=design,
+        extra_sections={
+            k: dict(data[k]) for k in ("audit", "baseline") if data.get(k)
+        },
     )
 
 

@@ -147,13 +147,18 @@ def run_experiments(
     runner: Runner | None = None,
     progress: bool = False,
     calibrate: int = 0,
+    tip_arm: str = "B",
 ) -> list[TipResult]:
     """Run one duplicate A/B experiment per tip with sequential stopping.
 
     ``arm_b(name)`` gives arm B's spec (default ``heuristic:-name``). ``salts`` shift
     the arms' agent seeds (an A/A experiment uses the same spec with different salts).
     ``calibrate`` > 0 adds each tip's `null_calibration` with that many experiments.
+    ``tip_arm="A"`` swaps the roles: ``arm_b(name)`` plays arm A of each tip and the
+    shared ``arm_a`` plays arm B (the strong-baseline experiments).
     """
+    if tip_arm not in ("A", "B"):
+        raise ValueError(f"tip_arm must be 'A' or 'B', got {tip_arm!r}")
     if primary not in METRICS:
         raise ValueError(f"primary must be one of {METRICS}, got {primary!r}")
     if not tips:
@@ -215,6 +220,8 @@ def run_experiments(
                     a_data[:n, ..., METRICS.index(primary)]
                     - b_data[name][..., METRICS.index(primary)]
                 ).mean(axis=(1, 2))
+                if tip_arm == "A":
+                    diff = -diff
                 test = sequential_test(diff, schedule)
                 if test.crossed or k == len(schedule) - 1:
                     stopped[name] = test
@@ -237,15 +244,13 @@ def run_experiments(
     for t in tips:
         test = stopped[t.name]
         n = test.n
+        arms = (
+            arm_a, specs_b[t.name], a_data[:n].copy(), b_data[t.name][:n].copy()
+        )
+        if tip_arm == "A":
+            arms = (arms[1], arms[0], arms[3], arms[2])
         res = TipResult(
-            t,
-            arm_a,
-            specs_b[t.name],
-            tuple(opponents),
-            schedule,
-            primary,
-            a_data[:n].copy(),
-            b_data[t.name][:n].copy(),
+            t, arms[0], arms[1], tuple(opponents), schedule, primary, *arms[2:]
         )
         for metric in METRICS:
             res.tests[metric] = sequential_test(

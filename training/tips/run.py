@@ -32,6 +32,7 @@ from .experiments import TipResult, check_tip_switch, run_experiments
 from .report import render_report
 from .runner import Runner
 from .seat_order import game_seat_order
+from .sections import kept_sections
 
 
 @dataclass
@@ -254,8 +255,12 @@ def write_outputs(run: TipsRun, out: Path) -> dict[str, Path]:
         "json": out / f"{stem}.json",
     }
     plot_chart(run, paths["chart"])
+    # the audit and baseline sections come from their own commands: keep them
+    old = paths["report"]
+    kept = kept_sections(old.read_text(encoding="utf-8")) if old.exists() else ""
+    text = render_report(run, paths["chart"].name)
     paths["report"].write_text(
-        render_report(run, paths["chart"].name), encoding="utf-8"
+        text + ("\n" + kept if kept else ""), encoding="utf-8"
     )
     paths["json"].write_text(
         json.dumps(run.as_dict(), indent=1, ensure_ascii=False) + "\n", encoding="utf-8"

@@ -53,6 +53,12 @@ def play_block(
     rotations = seatings(n, teams)
 
     def agent(spec: str, role: Any) -> Agent:
+        from .baseline import make_follower, parse_follower
+
+        followed = parse_follower(spec)
+        if followed is not None:  # follow:TIP:AGENT, arm A of the strong baseline
+            base = agent(followed[1], role)
+            return make_follower(spec, block.env, dict(block.env_options), base)
         return worker_agent(
             spec, block.env, block.env_options, 0, role, checkpoints=checkpoints
         )
