@@ -396,11 +396,7 @@ def check_inputs(
     protocol.check()
     if protocol.executor not in ("local", "ray"):
         raise ValueError(f"executor must be local or ray, got {protocol.executor!r}")
-    for spec in [*agents, *protocol.fields]:
-        try:
-            agents_mod.make(spec, env, seed=0, env_options=options)
-        except (ValueError, FileNotFoundError) as err:
-            raise ValueError(f"agent {spec!r}: {err}") from None
+    check_agents(env, [*agents, *protocol.fields], options)
     check_output_path(out_dir, directory=True, what="--out")
     out = Path(out_dir)
     if out.is_dir() and any(out.iterdir()):
@@ -408,6 +404,15 @@ def check_inputs(
     if append is not None:
         check_output_path(append, what="--append")
     return options
+
+
+def check_agents(env: str, specs: Sequence[str], options: Mapping[str, Any]) -> None:
+    """ValueError (one line) for a spec that cannot sit in ``env`` with ``options``."""
+    for spec in specs:
+        try:
+            agents_mod.make(spec, env, seed=0, env_options=dict(options))
+        except (ValueError, FileNotFoundError) as err:
+            raise ValueError(f"agent {spec!r}: {err}") from None
 
 
 def train_config(
@@ -599,6 +604,10 @@ def bench(
             config = train_config(env, options, recipe, steps, s)
             backends.check_config(recipe.backend, config)
             configs.append(config)
+        # the agents are measured in the env they were trained in (the recipe's
+        # config may set options of its own)
+        options = configs[0].env_options
+        check_agents(env, fields_of(env, protocol), options)
 
     measures = Measures(env, options, protocol, out, progress)
     per_agent = measures.parts() + (1 if recipe is not None else 0)
