@@ -156,6 +156,7 @@ def test_a_json_results_file_gets_one_line_per_bench(tmp_path):
         (["german_whist_v0", "--steps", "64", "-c", "seed=4"], "seed"),
         (["german_whist_v0", "--steps", "64", "-c", "nokey=1"], "nokey"),
         (["german_whist_v0", "--steps", "64", "--trainer", "x"], "x"),
+        (["german_whist_v0", "--steps", "99999", "--trainer", "batch"], "opponents."),
         (["german_whist_v0", "--agent", "random", "--out", "FILE/x"], "FILE"),
         (["german_whist_v0", "--agent", "random", "--append", "FILE/x"], "--append"),
         (["german_whist_v0", "-o", "variant=nope", "--agent", "random"], "nope"),
