@@ -64,6 +64,11 @@ FILE_OPTIONS = {
         "--json",
         TRAINING,
     ),
+    "bench --append": (
+        ["bench", "german_whist_v0", "--agent", "random", "--games", HUGE],
+        "--append",
+        [("parlour.training.bench", "run_arena")],
+    ),
     "serve --db": (
         ["serve", "--port", "0"],
         "--db",
@@ -85,6 +90,11 @@ DIR_OPTIONS = {
         ["exploit", "german_whist_v0", "random", "--steps", HUGE],
         "--run-dir",
         TRAINING,
+    ),
+    "bench --out": (
+        ["bench", "german_whist_v0", "--steps", HUGE],
+        "--out",
+        [*TRAINING, ("parlour.training.bench", "run_arena")],
     ),
     "tips --out": (
         ["tips", "german_whist", "--games", HUGE],
@@ -132,6 +142,7 @@ def _cases(options, forms):
 # patch, so that no module keeps the patched function after the test
 IMPORT_FIRST = (
     "parlour.training.exploit",
+    "parlour.training.bench",
     "parlour.training.yardsticks",
     "parlour.training.train",
     "parlour.training.tips",

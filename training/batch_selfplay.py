@@ -20,12 +20,14 @@ does it in its advantage estimate). Everything else is as in the scalar env:
 - ``on_episode(opponent_kind, final_return)`` is called for every finished episode.
 
 The pool's kinds that can play inside the batch are ``self`` (the frozen snapshots, as
-`NumpyPolicy` weights, sampling from their masked policy) and ``random`` (a uniform
-legal card). All the games an opponent plays are evaluated together: one forward pass
-per snapshot and one draw for all the opponents' rows per step. The heuristic and
-search bots are scalar Python: they stay out of the batched rollout (they evaluate the
-learner and teach it in the warm start), and a pool that gives them weight is refused
-by `check_opponents`.
+`NumpyPolicy` weights, sampling from their masked policy), ``random`` (a uniform
+legal card) and a fixed network (``ckpt:PATH``, ``pretrained``: its weights, playing
+its best move, or sampling with ``@sample``, as the scalar agent does; what
+``parlour exploit`` trains a best response against). All the games an opponent plays
+are evaluated together: one forward pass per snapshot and one draw for all the
+opponents' rows per step. The heuristic and search bots are scalar Python: they stay
+out of the batched rollout (they evaluate the learner and teach it in the warm start),
+and a pool that gives them weight is refused by `check_opponents`.
 """
 
 from __future__ import annotations
@@ -41,7 +43,8 @@ from .. import envs
 from .policy import ACTIVATIONS, NumpyPolicy
 from .selfplay import OpponentPool
 
-#: the opponent kinds that can play inside the batched rollout
+#: the opponent kinds that can play inside the batched rollout (and network specs,
+#: `is_network`)
 BATCH_KINDS = ("self", "random")
 _RANDOM = 0  # opponent slot 0 is random play; slots 1.. are snapshots
 
@@ -78,14 +81,29 @@ def make_engine(
         raise ValueError(f"the batched {env_name} engine: {err}") from None
 
 
+def is_network(spec: str) -> bool:
+    """Whether the agent spec plays a network's weights alone (``ckpt:PATH``,
+    ``pretrained``, not inside ``endgame:``): the batched rollout can play it."""
+    from ..agents.spec import parse
+
+    if spec in BATCH_KINDS:
+        return False
+    try:
+        parsed = parse(spec)
+    except ValueError:
+        return False
+    return parsed.inner is None and parsed.carries_weights
+
+
 def check_opponents(weights: Mapping[str, float]) -> None:
     """ValueError (one line) for an opponent mix that gives weight to a kind the
     batched rollout cannot play."""
     for kind, weight in weights.items():
-        if kind not in BATCH_KINDS and weight > 0:
+        if kind not in BATCH_KINDS and not is_network(kind) and weight > 0:
             raise ValueError(
-                f"opponents.{kind}: the batched rollout plays only 'self' (snapshots) "
-                f"and 'random'; scalar bots such as {kind!r} evaluate and teach "
+                f"opponents.{kind}: the batched rollout plays only 'self' (snapshots), "
+                f"'random' and networks (ckpt:PATH, pretrained); scalar bots such as "
+                f"{kind!r} evaluate and teach "
                 f"(eval_opponents, warm_start): set opponents.{kind}=0, or use "
                 "--preset batch where the env has one"
             )
@@ -104,10 +122,12 @@ class BatchTurn:
 
 
 class _Snapshot:
-    """A `NumpyPolicy`'s actor as torch tensors sharing its memory (no copy)."""
+    """A `NumpyPolicy`'s actor as torch tensors sharing its memory (no copy);
+    ``deterministic`` plays its best move instead of sampling."""
 
-    def __init__(self, policy: NumpyPolicy) -> None:
+    def __init__(self, policy: NumpyPolicy, deterministic: bool = False) -> None:
         self.policy = policy
+        self.deterministic = deterministic
         self.layers = [
             (torch.from_numpy(w), torch.from_numpy(b)) for w, b in policy.layers
         ]
@@ -166,8 +186,14 @@ class BatchSelfPlay:
         self.seat = torch.zeros(B, dtype=torch.int64)
         self.opponent = torch.zeros(B, dtype=torch.int64)  # slot index per game
         self.episode_return = torch.zeros(B, dtype=torch.float32)
-        self._slots: list[_Snapshot | None] = [None]  # None: random play
-        self._n_pool = 0  # slots 1.._n_pool are the pool's snapshots
+        # slot 0 is random play, then the pool's fixed networks, then its snapshots
+        self._networks = {
+            kind: _Snapshot(agent.policy, bool(getattr(agent, "deterministic", False)))
+            for kind, agent in pool._fixed.items()
+            if is_network(kind) and pool.weights.get(kind, 0) > 0
+        }
+        self._slots: list[_Snapshot | None] = [None, *self._networks.values()]
+        self._n_pool = 0  # the pool's snapshots, after the networks' slots
         self._turn: BatchTurn | None = None
         self.reset(seed)
 
@@ -189,12 +215,12 @@ class BatchSelfPlay:
         in progress keep their opponent, even one that has left the pool."""
         old = self._slots
         known = {id(s.policy): s for s in old if s is not None}
-        new: list[_Snapshot | None] = [None]
+        new: list[_Snapshot | None] = [None, *self._networks.values()]
         for agent in self.pool.snapshots:
             new.append(known.get(id(agent.policy)) or _Snapshot(agent.policy))
-        self._n_pool = len(new) - 1
+        self._n_pool = len(new) - 1 - len(self._networks)
         # snapshots that left the pool stay while a game in progress plays them
-        in_pool = {id(s.policy) for s in new[1:]}
+        in_pool = {id(s.policy) for s in new[1:] if s is not None}
         in_use = set(self.opponent.unique().tolist())
         new += [
             s
@@ -210,8 +236,13 @@ class BatchSelfPlay:
         self._slots = new
 
     def kind(self, slot: int) -> str:
-        """The pool kind of an opponent slot: ``random`` or ``self``."""
-        return "random" if self._slots[slot] is None else "self"
+        """The pool kind of an opponent slot: ``random``, a network's spec or
+        ``self``."""
+        if self._slots[slot] is None:
+            return "random"
+        if slot <= len(self._networks):
+            return list(self._networks)[slot - 1]
+        return "self"
 
     def _draw(self, n: int) -> torch.Tensor:
         """``n`` opponent slots drawn from the pool's weights, as `OpponentPool.draw`
@@ -219,15 +250,20 @@ class BatchSelfPlay:
         snapshot)."""
         weights = self.pool.weights
         n_snap = self._n_pool
-        kinds = [k for k in BATCH_KINDS if weights.get(k, 0) > 0]
+        kinds = [*BATCH_KINDS, *self._networks]
+        kinds = [k for k in kinds if weights.get(k, 0) > 0]
         if n_snap == 0:
             kinds = [k for k in kinds if k != "self"] or ["random"]
         w = np.array([weights.get(k, 1.0) for k in kinds], dtype=float)
         pick = self.rng.choice(len(kinds), size=n, p=w / w.sum())
         slots = np.zeros(n, dtype=np.int64)
+        for i, kind in enumerate(self._networks):
+            if kind in kinds:
+                slots[pick == kinds.index(kind)] = 1 + i
         if "self" in kinds:
             is_self = pick == kinds.index("self")
-            slots[is_self] = 1 + self.rng.integers(n_snap, size=int(is_self.sum()))
+            first = 1 + len(self._networks)
+            slots[is_self] = first + self.rng.integers(n_snap, size=int(is_self.sum()))
         return torch.from_numpy(slots)
 
     def _new_episodes(self, idx: torch.Tensor) -> None:
@@ -266,6 +302,7 @@ class BatchSelfPlay:
         mask = turn.mask.index_select(0, rows)
         logits = torch.zeros(mask.shape, dtype=torch.float32)
         slot = self.opponent.index_select(0, rows)
+        best = []  # rows of the networks that play their best move
         with torch.no_grad():
             for s in slot.unique().tolist():
                 if s == _RANDOM:
@@ -273,7 +310,14 @@ class BatchSelfPlay:
                 where = (slot == s).nonzero().squeeze(1)
                 obs = turn.observation.index_select(0, rows.index_select(0, where))
                 logits[where] = self._slots[s].logits(obs)
-        actions[rows] = sample_masked(logits, mask, self.generator)
+                if self._slots[s].deterministic:
+                    best.append(where)
+        chosen = sample_masked(logits, mask, self.generator)
+        if best:
+            where = torch.cat(best)
+            legal = logits[where].masked_fill(~mask[where], -torch.inf)
+            chosen[where] = legal.argmax(dim=1)
+        actions[rows] = chosen
         return actions
 
     def step(
@@ -322,6 +366,7 @@ __all__ = [
     "BatchTurn",
     "check_opponents",
     "engine_class",
+    "is_network",
     "make_engine",
     "sample_masked",
 ]

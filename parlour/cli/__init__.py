@@ -20,7 +20,17 @@ from .common import EXIT_USAGE, UsageError, parlour_command, parse_options
 from .games import agent_kinds, env_description
 
 #: the modules of this package that add subcommands, in the order of ``--help``
-COMMANDS = ("games", "arena", "train", "exploit", "tips", "league", "new_game", "serve")
+COMMANDS = (
+    "games",
+    "arena",
+    "train",
+    "exploit",
+    "bench",
+    "tips",
+    "league",
+    "new_game",
+    "serve",
+)
 
 
 def __getattr__(attr: str) -> Any:
