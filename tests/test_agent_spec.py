@@ -35,6 +35,8 @@ CANONICAL = {
         "endgame", inner=AgentSpec("endgame", inner=AgentSpec("pimc", n=4))
     ),
     "text:scripted": AgentSpec("text", name="scripted"),
+    "expert": AgentSpec("expert"),
+    "endgame:expert": AgentSpec("endgame", inner=AgentSpec("expert")),
     "solver": AgentSpec("solver"),
     "pimc:12": AgentSpec("pimc", n=12),
     "optimal": AgentSpec("optimal"),
