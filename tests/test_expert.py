@@ -144,3 +144,40 @@ def test_parlour_list_names_expert(capsys):
             line = next(x for x in out.splitlines() if x.startswith(f"{name}:"))
             block = out[out.index(line) :].split("\n    agents: ")[1].split("\n")[0]
             assert "expert" in block.split(", "), name
+
+
+def test_expert_plays_the_network_where_it_does_not_search_and_exact_stage_2():
+    """Fünfzehnern's first tricks (above the search's hand size) are the network's
+    cards; German Whist's stage-2 cards are optimal."""
+    from parlour.agents.solver.german_whist import optimal_moves
+
+    for env_name, check in (
+        ("fuenfzehnern_v0", "network"),
+        ("german_whist_v0", "stage2"),
+    ):
+        env = envs.make(env_name)
+        game = env.unwrapped.game
+        expert = agents.make("expert", env_name, seed=1)
+        network = agents.make("pretrained", env_name, seed=1)
+        checked = 0
+
+        class Check:
+            spec = "check"
+
+            def act(self, turn):
+                nonlocal checked
+                action = expert.act(turn)
+                if check == "network" and turn.state.hands[0].bit_count() > 6:
+                    assert action == network.act(turn)
+                    checked += 1
+                if check == "stage2" and turn.state.stage == 2:
+                    assert action in optimal_moves(turn.game, turn.state)
+                    checked += 1
+                return action
+
+        players = [Check()] + [
+            agents.make("heuristic", env_name, seed=s)
+            for s in range(1, game.num_players)
+        ]
+        play_game(env, players, seed=11)
+        assert checked >= 2, env_name
