@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from parlour import agents, envs
-from parlour.agents.base import EndgameAgent, RandomAgent
+from parlour.agents.base import EndgameAgent
 from parlour.agents.spec import AgentSpec, forms
 from parlour.cli import main as cli_main
 from parlour.envs.fuenfzehn_tot.hooks import exact_choices
@@ -63,77 +63,95 @@ def test_league_names_expert_by_the_weights_it_plays():
     )
 
 
-def _expert_game(env_name: str, seed: int, options=None) -> tuple[list[int], float]:
-    """The expert's moves in one game on seat 0 against random seats (the global RNGs
-    disturbed before every move), each checked legal; and its mean decision time."""
-    env = envs.make(env_name, **(options or {}))
-    game = env.unwrapped.game
-    expert = agents.make("expert", env_name, seed=seed, env_options=options)
-    players = [expert] + [RandomAgent(seed + s) for s in range(1, game.num_players)]
-    moves: list[int] = []
-    times: list[float] = []
+class _Watched:
+    """Seat 0: the expert, ``check(turn, action)`` called at each of its decisions
+    (the global RNGs disturbed before each: the expert's own generator decides)."""
 
-    class Watched:
-        spec = "expert"
+    spec = "watched"
 
-        def act(self, turn):
-            assert turn.seat == 0
-            random.seed(len(moves))
-            np.random.seed(len(moves) + 1)
-            start = time.process_time()
-            action = expert.act(turn)
-            times.append(time.process_time() - start)
-            assert turn.mask[action], f"illegal {game.action_name(action)}"
-            moves.append(action)
-            return action
+    def __init__(self, expert, check):
+        self.expert, self.check = expert, check
+        self.moves: list[int] = []
+        self.times: list[float] = []
 
-    players[0] = Watched()
-    play_game(env, players, seed=seed)
-    return moves, float(np.mean(times))
+    def act(self, turn):
+        random.seed(len(self.moves))
+        np.random.seed(len(self.moves) + 1)
+        start = time.process_time()
+        action = self.expert.act(turn)
+        self.times.append(time.process_time() - start)
+        assert turn.mask[action], f"illegal {turn.game.action_name(action)}"
+        self.check(turn, action)
+        self.moves.append(action)
+        return action
+
+
+def _play(env_name: str, seed: int, check=None, opponent: str = "random") -> _Watched:
+    """One game of the expert on seat 0 against ``opponent`` on the other seats."""
+    env = envs.make(env_name)
+    expert = agents.make("expert", env_name, seed=seed)
+    watched = _Watched(expert, check or (lambda turn, action: None))
+    others = [
+        agents.make(opponent, env_name, seed=seed + s)
+        for s in range(1, env.unwrapped.game.num_players)
+    ]
+    play_game(env, [watched, *others], seed=seed)
+    return watched
 
 
 @pytest.mark.parametrize(
-    ("game_name", "options"),
-    [
-        ("german_whist_v0", None),
-        ("fuenfzehnern_v0", None),
-        ("fuenfzehn_tot_v0", None),
-    ],
+    "game_name", ["german_whist_v0", "fuenfzehnern_v0", "fuenfzehn_tot_v0"]
 )
-def test_expert_plays_legal_moves_the_same_given_a_seed(game_name, options):
-    first, mean_time = _expert_game(game_name, 5, options)
-    again, _ = _expert_game(game_name, 5, options)
-    assert first and first == again
+def test_expert_plays_legal_moves_the_same_given_a_seed(game_name):
+    first = _play(game_name, 5)
+    again = _play(game_name, 5)
+    assert first.moves and first.moves == again.moves
     # the budget is 0.1 s a decision on average (benchmarks/expert_speed.py measures
     # it); here only a bound no loaded test machine should reach
-    assert mean_time < 2.0
+    assert np.mean(first.times) < 2.0
 
 
 def test_dice_expert_keeps_the_network_move_only_where_it_is_optimal():
-    """Fünfzehn – tot: every move the exact turn solution calls optimal includes the
+    """Fünfzehn – tot: the moves the exact turn solution calls optimal include the
     optimal bot's, and the expert plays one of them."""
-    env = envs.make("fuenfzehn_tot_v0")
-    game = env.unwrapped.game
-    expert = agents.make("expert", "fuenfzehn_tot_v0", seed=0)
-    assert isinstance(expert, EndgameAgent)
+    assert isinstance(agents.make("expert", "fuenfzehn_tot_v0"), EndgameAgent)
     optimal = agents.make("optimal", "fuenfzehn_tot_v0")
-    seen = 0
 
-    class Check:
-        spec = "check"
+    def check(turn, action):
+        best = exact_choices(turn.game, turn.state)
+        assert optimal.act(turn) in best and action in best
 
-        def act(self, turn):
-            nonlocal seen
-            best = exact_choices(turn.game, turn.state)
-            assert optimal.act(turn) in best
-            action = expert.act(turn)
-            assert action in best
-            seen += 1
-            return action
+    seen = sum(len(_play("fuenfzehn_tot_v0", seed, check).moves) for seed in range(4))
+    assert seen > 10
 
-    for seed in range(3):
-        play_game(env, [Check() for _ in range(game.num_players)], seed=seed)
-    assert seen > 20
+
+def test_expert_plays_the_network_where_it_does_not_search():
+    """Fünfzehnern's first tricks (above the search's hand size of 6) are the
+    network's cards."""
+    network = agents.make("pretrained", "fuenfzehnern_v0", seed=1)
+    above = []
+
+    def check(turn, action):
+        if turn.state.hands[turn.seat].bit_count() > 6:
+            assert action == network.act(turn)
+            above.append(action)
+
+    _play("fuenfzehnern_v0", 11, check, opponent="heuristic")
+    assert len(above) == 2
+
+
+def test_german_whist_expert_plays_stage_2_exactly():
+    from parlour.agents.solver.german_whist import optimal_moves
+
+    stage2 = []
+
+    def check(turn, action):
+        if turn.state.stage == 2:
+            assert action in optimal_moves(turn.game, turn.state)
+            stage2.append(action)
+
+    _play("german_whist_v0", 11, check, opponent="heuristic")
+    assert stage2
 
 
 def test_parlour_list_names_expert(capsys):
@@ -144,40 +162,3 @@ def test_parlour_list_names_expert(capsys):
             line = next(x for x in out.splitlines() if x.startswith(f"{name}:"))
             block = out[out.index(line) :].split("\n    agents: ")[1].split("\n")[0]
             assert "expert" in block.split(", "), name
-
-
-def test_expert_plays_the_network_where_it_does_not_search_and_exact_stage_2():
-    """Fünfzehnern's first tricks (above the search's hand size) are the network's
-    cards; German Whist's stage-2 cards are optimal."""
-    from parlour.agents.solver.german_whist import optimal_moves
-
-    for env_name, check in (
-        ("fuenfzehnern_v0", "network"),
-        ("german_whist_v0", "stage2"),
-    ):
-        env = envs.make(env_name)
-        game = env.unwrapped.game
-        expert = agents.make("expert", env_name, seed=1)
-        network = agents.make("pretrained", env_name, seed=1)
-        checked = 0
-
-        class Check:
-            spec = "check"
-
-            def act(self, turn):
-                nonlocal checked
-                action = expert.act(turn)
-                if check == "network" and turn.state.hands[0].bit_count() > 6:
-                    assert action == network.act(turn)
-                    checked += 1
-                if check == "stage2" and turn.state.stage == 2:
-                    assert action in optimal_moves(turn.game, turn.state)
-                    checked += 1
-                return action
-
-        players = [Check()] + [
-            agents.make("heuristic", env_name, seed=s)
-            for s in range(1, game.num_players)
-        ]
-        play_game(env, players, seed=11)
-        assert checked >= 2, env_name
