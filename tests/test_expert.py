@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from parlour import agents, envs
-from parlour.agents.base import EndgameAgent
+from parlour.agents.base import EndgameAgent, Turn
 from parlour.agents.spec import AgentSpec, forms
 from parlour.cli import main as cli_main
 from parlour.envs.fuenfzehn_tot.hooks import exact_choices
@@ -162,3 +162,40 @@ def test_parlour_list_names_expert(capsys):
             line = next(x for x in out.splitlines() if x.startswith(f"{name}:"))
             block = out[out.index(line) :].split("\n    agents: ")[1].split("\n")[0]
             assert "expert" in block.split(", "), name
+
+
+def test_expert_reads_only_what_its_seat_may_know():
+    """German Whist deals that differ only in cards the expert's seat cannot see (the
+    record's ``hidden_twins``) get the same moves from two experts seeded alike while
+    the games look the same to it: its samples come from what the seat knows."""
+    rng = np.random.default_rng(3)
+    decided = 0
+    for trial in range(2):
+        env_a, env_b = envs.make("german_whist_v0"), envs.make("german_whist_v0")
+        twins = envs.record("german_whist_v0").load("hidden_twins")
+        opts_a, opts_b, observer, same_view = twins(env_a.unwrapped.game, rng)
+        env_a.reset(seed=trial, options=opts_a)
+        env_b.reset(seed=trial, options=opts_b)
+        raw_a, raw_b = env_a.unwrapped, env_b.unwrapped
+        expert_a = agents.make("expert", "german_whist_v0", seed=trial)
+        expert_b = agents.make("expert", "german_whist_v0", seed=trial)
+        while same_view(raw_a.game_state, raw_b.game_state):
+            actor = env_a.agent_selection
+            mask = env_a.observe(actor)["action_mask"]
+            if raw_a.agent_name_mapping[actor] == observer:
+                turns = [
+                    Turn(r.game, r.game_state, observer, o["observation"], mask)
+                    for r, o in (
+                        (raw_a, env_a.observe(actor)),
+                        (raw_b, env_b.observe(actor)),
+                    )
+                ]
+                action = expert_a.act(turns[0])
+                assert expert_b.act(turns[1]) == action
+                decided += 1
+            else:
+                both = mask & env_b.observe(actor)["action_mask"]
+                action = int(rng.choice(np.flatnonzero(both)))
+            env_a.step(action)
+            env_b.step(action)
+    assert decided >= 6
