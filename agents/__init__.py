@@ -10,6 +10,8 @@ comma-separated.
 `parlour.training.pretrained`), refused with one line for an env without one or for
 options none was trained for; ``pretrained:NAME`` is the shipped model ``NAME``
 (``parlour list`` names them); ``@sample`` after either samples from its policy.
+``expert`` is that network with the game's search at play time
+(`parlour.agents.expert`).
 ``endgame:SPEC`` is the agent ``SPEC`` corrected by the game's exact solver
 where it can value the position (`EndgameAgent`). ``text:scripted`` is the scripted
 text player of `parlour.text` (prompts in, answers out, sometimes malformed).

@@ -16,6 +16,8 @@ game records' own kinds (`parlour.envs.GameRecord.extra_kinds`: ``solver``,
 | ``ckpt:PATH[@sample]`` | a checkpoint, or a run directory's latest one |
 | ``pretrained[:NAME][@sample]`` | the game's shipped agent for its options, or the
   shipped model ``NAME`` (``parlour list`` names them) |
+| ``expert`` | the shipped network with the game's search at play time
+  (`parlour.agents.expert`) |
 | ``endgame:SPEC`` | ``SPEC`` corrected by the game's exact solver |
 | ``text:scripted`` | the scripted text player of `parlour.text` |
 | ``solver``, ``pimc:N``, ``optimal``, ``threshold:N`` | the games' own kinds |
@@ -242,6 +244,16 @@ def _pretrained(spec: AgentSpec, env_name: str, seed, context) -> Agent:
     )
 
 
+def _expert(spec: AgentSpec, env_name: str, seed, context) -> Agent:
+    from .expert import build
+
+    return build(env_name, context.get("env_options"), seed)
+
+
+def _has_expert(env_name: str) -> bool:
+    return bool(envs.record(env_name).expert) and _has_pretrained(env_name)
+
+
 def _endgame(spec: AgentSpec, env_name: str, seed, context) -> Agent:
     from . import exact_moves
     from .base import EndgameAgent
@@ -310,6 +322,7 @@ _BUILT_IN_TAIL = (
         weights=True,
         samples=True,
     ),
+    Kind("expert", NONE, ("expert",), _expert, _has_expert, weights=True),
     Kind(
         "ckpt",
         PATH,

@@ -35,6 +35,8 @@ CANONICAL = {
         "endgame", inner=AgentSpec("endgame", inner=AgentSpec("pimc", n=4))
     ),
     "text:scripted": AgentSpec("text", name="scripted"),
+    "expert": AgentSpec("expert"),
+    "endgame:expert": AgentSpec("endgame", inner=AgentSpec("expert")),
     "solver": AgentSpec("solver"),
     "pimc:12": AgentSpec("pimc", n=12),
     "optimal": AgentSpec("optimal"),
@@ -122,7 +124,7 @@ def test_an_env_refuses_a_kind_it_has_not_naming_its_own() -> None:
 
 def test_the_table_says_what_carries_weights_and_where_the_checkpoint_is() -> None:
     weights = {k for k, kind in kinds().items() if kind.weights}
-    assert weights == {"ckpt", "pretrained"}
+    assert weights == {"ckpt", "pretrained", "expert"}
     assert parse("endgame:pretrained").carries_weights
     assert not parse("endgame:solver").carries_weights
     assert parse("endgame:ckpt:runs/x@sample").checkpoint_path == "runs/x"
@@ -158,6 +160,7 @@ SHIPPED = str(pretrained.named("german_whist_v0"))
         ("german_whist_v0", "pretrained"),
         ("german_whist_v0", "pretrained:german_whist_v0"),
         ("german_whist_v0", "endgame:pimc:2"),
+        ("german_whist_v0", "expert"),
         ("german_whist_v0", "text:scripted"),
         ("fuenfzehn_tot_v0", "optimal"),
         ("fuenfzehn_tot_v0", "threshold:12"),

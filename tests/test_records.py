@@ -85,6 +85,7 @@ def test_agent_kinds_come_from_the_record():
         "pimc:N",
         "endgame:SPEC",
         "pretrained",
+        "expert",
         "ckpt:PATH",
         "text:scripted",
     ]

@@ -529,7 +529,11 @@ class PIMCAgent(Agent):
     values_of: Any = None
 
     def __init__(
-        self, samples: int, seed: int | None = None, max_cards: int | None = None
+        self,
+        samples: int,
+        seed: int | None = None,
+        max_cards: int | None = None,
+        base: Agent | None = None,
     ):
         if isinstance(samples, bool) or not isinstance(samples, int | np.integer):
             raise ValueError(f"PIMC samples must be an integer, got {samples!r}")
@@ -543,6 +547,9 @@ class PIMCAgent(Agent):
         ):
             raise ValueError(f"max_cards must be a positive integer, got {max_cards!r}")
         self.cards_limit = max_cards
+        # the policy PIMC improves on (default: the game's heuristic bot); the
+        # ``expert`` agent gives the shipped network (`parlour.agents.expert`)
+        self._given_base = base
         self.spec = f"pimc:{self.samples}"
         self.last_values: dict[int, float] = {}
         self.reset(seed)
@@ -550,7 +557,11 @@ class PIMCAgent(Agent):
     def reset(self, seed: int | None = None) -> None:
         if seed is not None or not hasattr(self, "rng"):
             self.rng = np.random.default_rng(seed)
-            self.base = self.heuristic(seed)
+            if self._given_base is None:
+                self.base = self.heuristic(seed)
+            else:
+                self.base = self._given_base
+                self.base.reset(seed)
 
     # --- game hooks -------------------------------------------------------------------
     def heuristic(self, seed: int | None) -> Agent:

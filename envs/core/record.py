@@ -2,14 +2,15 @@
 
 Everything the rest of Parlour needs to know about a game by name is declared there,
 once: the env's variants (the generic tests and soak runs go over them), its heuristic
-bot, its other agent kinds, the exact solver's move labels, its batched engine, how a
-game is decided, its text view and rules summary for text play, how to force a random
-deal and hidden-information twins (the generic tests), and what its strategy-tips
-report adds. `parlour.envs` finds the records by looking for ``GAME`` in each package
-under ``envs/``; the old tables (`parlour.envs.VARIANTS`, `parlour.agents.HEURISTICS`,
-`parlour.envs.batch.ENGINES`, ...) are views of them. Hooks are ``"module:attribute"``
-strings, imported only when used (`load`), so reading the records imports no agent,
-solver, text or torch code (docs/adding_a_game.md).
+bot, its other agent kinds, the exact solver's move labels, the search of its
+``expert`` agent, its batched engine, how a game is decided, its text view and rules
+summary for text play, how to force a random deal and hidden-information twins (the
+generic tests), and what its strategy-tips report adds. `parlour.envs` finds the
+records by looking for ``GAME`` in each package under ``envs/``; the old tables
+(`parlour.envs.VARIANTS`, `parlour.agents.HEURISTICS`, `parlour.envs.batch.ENGINES`,
+...) are views of them. Hooks are ``"module:attribute"`` strings, imported only when
+used (`load`), so reading the records imports no agent, solver, text or torch code
+(docs/adding_a_game.md).
 """
 
 from __future__ import annotations
@@ -48,6 +49,11 @@ class GameRecord:
     """``"module:attribute"`` of the game's exact yardstick (a
     `parlour.training.yardsticks.Yardstick`: what it measures and its report), where
     an exact solution scores any agent (``parlour eval AGENT --exact``)"""
+    expert: str = ""
+    """``"module:function"``: ``function(network, game, seed)`` is the game's
+    ``expert`` agent: search at play time over ``network``, the shipped model's
+    greedy policy agent, for the engine ``game`` (its variant); the strongest player
+    Parlour ships for the game (`parlour.agents.expert`)"""
     players: tuple[int, ...] = ()
     """the fewest and most players the engine accepts, where `variants` do not show
     them (the OpenSpiel game type's player range)"""
@@ -149,6 +155,7 @@ HOOKS = (
     "extra_agents",
     "exact_moves",
     "exact_yardstick",
+    "expert",
     "batched",
     "decided_by",
     "text_view",

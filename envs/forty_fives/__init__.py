@@ -23,6 +23,7 @@ GAME = GameRecord(
     extra_agents="parlour.agents.solver.forty_fives:make_agent",
     extra_kinds=("solver", "pimc:N"),
     batched="parlour.envs.batch.forty_fives:FortyFivesBatch",
+    expert="parlour.envs.forty_fives.hooks:expert",
     decided_by="parlour.envs.forty_fives.hooks:decided_by",
     text_view="parlour.text.views:forty_fives",
     text_rules="parlour.text.rules:forty_fives",

@@ -32,3 +32,15 @@ def random_deal(game: Any, rng: np.random.Generator) -> dict[str, Any]:
 
 
 hidden_twins = swap_twins(random_deal, HAND_SIZE)
+
+
+#: the ``expert`` agent's PIMC samples per trick-play decision (as ``solver``)
+EXPERT_SAMPLES = 16
+
+
+def expert(network: Any, game: Any, seed: int | None) -> Any:
+    """The ``expert`` agent: PIMC over the network at every trick-play decision; the
+    network robs, bids, names trumps and discards."""
+    from ...agents.solver.forty_fives import FortyFivesPIMC
+
+    return FortyFivesPIMC(EXPERT_SAMPLES, seed=seed, base=network)

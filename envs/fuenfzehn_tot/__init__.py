@@ -30,6 +30,7 @@ GAME = GameRecord(
     tips_studies=("claims", "seat_order"),
     tips_deal_note='Here a "deal" is one env seed: the dice of a whole game.',
     exact_yardstick="parlour.training.yardsticks:AGAINST_OPTIMAL",
+    expert="parlour.envs.fuenfzehn_tot.hooks:expert",
     batched="parlour.envs.batch.fuenfzehn_tot:FuenfzehnTotBatch",
     decided_by="parlour.envs.core.record:decided_by_win",
     text_view="parlour.text.views:fuenfzehn_tot",

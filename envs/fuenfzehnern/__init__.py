@@ -26,6 +26,7 @@ GAME = GameRecord(
     extra_kinds=("solver", "pimc:N"),
     pays_as_it_goes=True,
     batched="parlour.envs.batch.fuenfzehnern:FuenfzehnernBatch",
+    expert="parlour.envs.fuenfzehnern.hooks:expert",
     decided_by="parlour.envs.core.record:decided_by_points",
     text_view="parlour.text.views:fuenfzehnern",
     text_rules="parlour.text.rules:fuenfzehnern",

@@ -17,3 +17,22 @@ def random_deal(game: Any, rng: np.random.Generator) -> dict[str, Any]:
 
 
 hidden_twins = swap_twins(random_deal, HAND_SIZE)
+
+
+#: the ``expert`` agent's PIMC samples per decision, and the most cards in hand at
+#: which it searches (4 players; 3 players search the whole deal, as ``solver``)
+EXPERT_SAMPLES = 4
+EXPERT_MAX_CARDS = {3: 8, 4: 6}
+
+
+def expert(network: Any, game: Any, seed: int | None) -> Any:
+    """The ``expert`` agent: PIMC over the network in the last tricks, the network
+    before."""
+    from ...agents.solver.fuenfzehnern import FuenfzehnernPIMC
+
+    return FuenfzehnernPIMC(
+        EXPERT_SAMPLES,
+        seed=seed,
+        max_cards=EXPERT_MAX_CARDS.get(game.num_players),
+        base=network,
+    )

@@ -21,6 +21,7 @@ GAME = GameRecord(
     tips_studies=("agreement",),
     exact_yardstick="parlour.training.yardsticks:STAGE2",
     batched="parlour.envs.batch.german_whist:GermanWhistBatch",
+    expert="parlour.envs.german_whist.hooks:expert",
     decided_by="parlour.envs.german_whist.hooks:decided_by",
     text_view="parlour.text.views:german_whist",
     text_rules="parlour.text.rules:german_whist",

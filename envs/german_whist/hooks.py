@@ -58,3 +58,18 @@ def hidden_twins(game: Any, rng: np.random.Generator) -> Twins:
         )
 
     return {"deal": deal}, {"deal": twin}, observer, same_view
+
+
+#: the ``expert`` agent's PIMC samples per stage-1 decision: Honeymoon's stage-2
+#: solves ask for the most tricks, three to four times the cost of German's one
+#: question, so it samples fewer deals to stay under 0.1 s a decision
+EXPERT_SAMPLES = {"german": 16, "honeymoon": 4}
+
+
+def expert(network: Any, game: Any, seed: int | None) -> Any:
+    """The ``expert`` agent: stage 1 by PIMC over the network (its card unless the
+    sampled deals, stage 2 solved exactly, clearly favour another), stage 2 exactly."""
+    from ...agents.solver.german_whist import PIMCAgent
+
+    samples = EXPERT_SAMPLES["honeymoon" if game.honeymoon else "german"]
+    return PIMCAgent(samples, seed=seed, base_agent=network)

@@ -21,6 +21,7 @@ GAME = GameRecord(
     extra_kinds=("solver", "pimc:N"),
     pays_as_it_goes=True,
     batched="parlour.envs.batch.herzeln:HerzelnBatch",
+    expert="parlour.envs.herzeln.hooks:expert",
     decided_by="parlour.envs.core.record:decided_by_points",
     text_view="parlour.text.views:herzeln",
     text_rules="parlour.text.rules:herzeln",

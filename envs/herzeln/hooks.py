@@ -17,3 +17,15 @@ def random_deal(game: Any, rng: np.random.Generator) -> dict[str, Any]:
 
 
 hidden_twins = swap_twins(random_deal, HAND_SIZE)
+
+
+#: the ``expert`` agent's PIMC samples per trick-play decision
+EXPERT_SAMPLES = 16
+
+
+def expert(network: Any, game: Any, seed: int | None) -> Any:
+    """The ``expert`` agent: PIMC over the network in the last tricks of the trick
+    contracts, the network before and in the Domino."""
+    from ...agents.solver.herzeln import HerzelnPIMC
+
+    return HerzelnPIMC(EXPERT_SAMPLES, seed=seed, base=network)

@@ -28,8 +28,9 @@ def cmd_list(args: argparse.Namespace) -> int:
         "\nAgent specs: heuristic:-tip,+tip switches the bot's strategy tips; "
         "pretrained plays the\ngame's shipped agent for its options, "
         "pretrained:NAME the one named above (its card:\nparlour/models/NAME/"
-        "card.md); ckpt:PATH plays a checkpoint or a run directory's latest\none "
-        "(see README)."
+        "card.md); expert plays the shipped agent\nwith the game's search at play "
+        "time, the strongest player Parlour ships (docs/solvers.md);\nckpt:PATH plays "
+        "a checkpoint or a run directory's latest one (see README)."
     )
     return 0
 

@@ -22,9 +22,9 @@ def checkpoint_hash(
     env_options: Mapping[str, Any] | None = None,
 ) -> str | None:
     """The weights SHA-256 of a spec's checkpoint (``ckpt:PATH``, also inside
-    ``endgame:``; ``pretrained`` too when ``env_name`` is given: the shipped model
-    for ``env_options`` or the one named, which changes between versions of Parlour),
-    or None for an agent without one."""
+    ``endgame:``; ``pretrained`` and ``expert`` too when ``env_name`` is given: the
+    shipped model for ``env_options`` or the one named, which changes between
+    versions of Parlour), or None for an agent without one."""
     base = parse(spec).base
     if not base.carries_weights:
         return None
@@ -33,7 +33,8 @@ def checkpoint_hash(
 
         manifest = ckpt_io.resolve(base.path) / ckpt_io.MANIFEST
         return str(json.loads(manifest.read_text())["weights_sha256"])
-    if base.kind == "pretrained" and env_name is not None:
+    if base.kind in ("pretrained", "expert") and env_name is not None:
+        # ``expert`` searches over the shipped network of ``pretrained``
         from ..training import pretrained
 
         found = pretrained.manifest(env_name, env_options, base.name or None)

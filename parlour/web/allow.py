@@ -7,7 +7,7 @@ A request names an agent by a spec from this list, never by a file path:
   ``threshold:N``; N bounded so one request cannot hold the server for long),
   ``endgame:SPEC`` for a game with an exact solver, and ``text:scripted``;
 - ``pretrained`` (``pretrained:NAME`` a shipped model by name; ``@sample`` samples
-  from its policy): the game's shipped agent;
+  from its policy): the game's shipped agent; ``expert``: it with the game's search;
 - ``model:NAME`` (and ``model:NAME@sample``): a checkpoint found under a ``--models``
   directory when the server started, NAME being its path below that directory's
   name (``runs/gw`` given, ``gw/seed1`` found).
@@ -80,6 +80,8 @@ class AllowList:
             out.append(f"{head}:{min(8, MAX_N.get(head, 8))}" if arg else head)
         if pretrained.models_of(env_name):
             out.append("pretrained")
+        if kinds()["expert"].accepts(env_name):
+            out.append("expert")
         out += [f"model:{name}" for name in self.models]
         return out
 

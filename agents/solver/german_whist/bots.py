@@ -32,7 +32,8 @@ class PIMCAgent(Agent):
 
     Options: ``base`` is the policy PIMC improves on: ``"heuristic"`` (default, the
     registry's `parlour.agents.german_whist.GermanWhistHeuristic`, seeded like this bot)
-    or ``"rollout"`` (the fast `Rollout` policy); ``margin`` the sampled-deal margin a
+    or ``"rollout"`` (the fast `Rollout` policy), and ``base_agent``, any agent,
+    replaces it (the ``expert`` agent's network); ``margin`` the sampled-deal margin a
     card needs over the base card (default `default_margin`).
 
     Known weaknesses of PIMC (Frank & Basin 1998; Long et al. 2010): *strategy fusion* —
@@ -51,6 +52,7 @@ class PIMCAgent(Agent):
         base: str = "heuristic",
         margin: int | None = None,
         solver: Stage2Solver | None = None,
+        base_agent: Agent | None = None,
     ):
         if isinstance(samples, bool) or not isinstance(samples, int | np.integer):
             raise ValueError(f"PIMC samples must be an integer, got {samples!r}")
@@ -65,13 +67,18 @@ class PIMCAgent(Agent):
         self.base = base
         self.solver = solver or SHARED
         self.spec = f"pimc:{self.samples}"
+        # a given base policy (the ``expert`` agent's network) replaces ``base``
+        self._given_base = base_agent
         self._base_agent: Agent | None = None
         self.reset(seed)
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None or not hasattr(self, "rng"):
             self.rng = np.random.default_rng(seed)
-            if self.base == "heuristic":
+            if self._given_base is not None:
+                self._base_agent = self._given_base
+                self._base_agent.reset(seed)
+            elif self.base == "heuristic":
                 from ...german_whist import GermanWhistHeuristic
 
                 self._base_agent = GermanWhistHeuristic(seed=seed)
