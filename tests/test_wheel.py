@@ -148,10 +148,15 @@ def test_installed_wheel_runs_every_command(dists, tmp_path):
             "eval_every=256", "eval_games=2", "warm_start_games=2",
             "warm_start_epochs=1", "warm_start_workers=1", "tensorboard=false"]
     overrides = [arg for item in tiny for arg in ("--set", item)]
-    presets = sorted(p.name.split(".")[:2] for p in (ROOT / "configs").glob("*.*.yaml"))
+    # env.preset.yaml, the preset's own name may have dots (batch.mmd)
+    presets = sorted(
+        p.name.removesuffix(".yaml").split(".", 1)
+        for p in (ROOT / "configs").glob("*.*.yaml")
+    )
     assert len(presets) >= 7
     for env_name, preset in presets:
-        backend = ["--backend", "batch"] if preset == "batch" else []
+        batch = preset.split(".")[0] == "batch"
+        backend = ["--backend", "batch"] if batch else []
         run_dir = f"runs/{env_name}-{preset}"
         parlour("train", env_name, "--preset", preset, *backend, *overrides,
                 "--run-dir", run_dir, "--quiet")  # fmt: skip
