@@ -115,6 +115,13 @@ class AgentSpec:
         a weights hash, not the spec alone, says which agent it is."""
         return _table()[self.base.kind].weights
 
+    @property
+    def plays_network_alone(self) -> bool:
+        """Whether the agent is a network's policy and nothing else (``ckpt:``,
+        ``pretrained``; not ``expert``, which searches, nor anything inside
+        ``endgame:``): what a batched rollout can play."""
+        return self.inner is None and _table()[self.kind].network
+
     def build(self, env_name: str, seed: int | None = None, **context: Any) -> Agent:
         """The agent for the env ``env_name`` (`parlour.agents.make`'s ``context``)."""
         kind = kind_for(self.kind, env_name)
@@ -135,6 +142,8 @@ class Kind:
     other envs when the spec is read)"""
     weights: bool = False
     """it plays a checkpoint's weights"""
+    network: bool = False
+    """it plays those weights alone, with no search (a batched rollout can play it)"""
     ray: bool = True
     """a Ray worker can play it (it is rebuilt there from its spec; ``ckpt:`` from the
     weights the driver ships)"""
@@ -320,6 +329,7 @@ _BUILT_IN_TAIL = (
         _pretrained,
         _has_pretrained,
         weights=True,
+        network=True,
         samples=True,
     ),
     Kind("expert", NONE, ("expert",), _expert, _has_expert, weights=True),
@@ -330,6 +340,7 @@ _BUILT_IN_TAIL = (
         _checkpoint,
         _every_env,
         weights=True,
+        network=True,
         samples=True,
         usage="write ckpt:PATH (a checkpoint or run directory)",
     ),

@@ -83,7 +83,8 @@ def make_engine(
 
 def is_network(spec: str) -> bool:
     """Whether the agent spec plays a network's weights alone (``ckpt:PATH``,
-    ``pretrained``, not inside ``endgame:``): the batched rollout can play it."""
+    ``pretrained``; not ``expert`` nor inside ``endgame:``): the batched rollout can
+    play it."""
     from ..agents.spec import parse
 
     if spec in BATCH_KINDS:
@@ -92,7 +93,7 @@ def is_network(spec: str) -> bool:
         parsed = parse(spec)
     except ValueError:
         return False
-    return parsed.inner is None and parsed.carries_weights
+    return parsed.plays_network_alone
 
 
 def check_opponents(weights: Mapping[str, float]) -> None:
