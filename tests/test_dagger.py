@@ -1,0 +1,168 @@
+"""DAgger with the exact solver (`parlour.training.dagger`): the labels, the fit, the
+run directory, interruption and resume, and bad input."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from parlour.agents.checkpoint import CheckpointAgent
+from parlour.training import checkpoint as ckpt_io
+from parlour.training import dagger
+from parlour.training.policy import NumpyPolicy, actor_state
+from parlour.training.pretrained import named
+
+ENV = "german_whist_v0"
+SOURCE = "pretrained:german_whist_v0"
+
+
+def tiny(**changes) -> dagger.Settings:
+    """A run of seconds from the shipped German Whist model."""
+    base = dagger.Settings(SOURCE, rounds=2, games=6, epochs=1, batch_size=64)
+    return dataclasses.replace(base, **changes)
+
+
+def shipped_state() -> tuple[dict[str, np.ndarray], str]:
+    loaded = ckpt_io.load(named(ENV))
+    return ckpt_io.to_numpy(loaded.tensors["policy"]), loaded.manifest["activation"]
+
+
+def test_rows_are_the_networks_decisive_solver_positions():
+    """Every kept solver row has fewer optimal moves than legal ones, all legal; the
+    misses counted are among them; anchor rows carry no target."""
+    state, activation = shipped_state()
+    data = dagger.play_round(ENV, {}, state, activation, tiny(games=8), 0)
+    s = data.stats
+    assert s["games"] == 8 and s["decisive"] == int(data.decisive.sum()) > 0
+    assert 0 <= s["missed"] <= s["decisive"] <= s["solver_valued"] < s["decisions"]
+    t, m = data.targets[data.decisive], data.masks[data.decisive]
+    assert not (t & ~m).any()
+    assert (t.sum(1) >= 1).all() and (t.sum(1) < m.sum(1)).all()
+    assert not data.targets[~data.decisive].any()
+    # anchor_fraction 0 keeps no unlabelled row; the games and labels do not change
+    none = dagger.play_round(
+        ENV, {}, state, activation, tiny(games=8, anchor_fraction=0), 0
+    )
+    assert none.decisive.all() and none.stats == s
+
+
+def test_round_seeds_are_training_seeds_and_differ_by_round():
+    a, b = dagger.round_seeds(0, 0, 50), dagger.round_seeds(0, 1, 50)
+    assert all(0 <= x < 2**31 for x in a + b)
+    assert set(a).isdisjoint(b) and a == dagger.round_seeds(0, 0, 50)
+
+
+def _toy(decisive: np.ndarray, n: int = 400) -> tuple[dagger.RoundData, NumpyPolicy]:
+    """Rows with feature 0 set are decisive (only action 2 optimal); the others are
+    anchor rows, where the source network prefers action 0."""
+    rng = np.random.default_rng(0)
+    obs = rng.normal(size=(n, 6)).astype(np.float32)
+    obs[:, 0] = decisive
+    masks = np.ones((n, 4), dtype=bool)
+    targets = np.zeros((n, 4), dtype=bool)
+    targets[decisive, 2] = True
+    w1, b1 = np.zeros((8, 6), np.float32), np.zeros(8, np.float32)
+    w1[0, 1] = 1.0  # one unit that sees a feature unrelated to the label
+    head_w, head_b = np.zeros((4, 8), np.float32), np.array([1.0, 0, 0, 0], np.float32)
+    source = NumpyPolicy(actor_state([(w1, b1)], (head_w, head_b)), "relu")
+    data = dagger.RoundData(obs, masks, targets, decisive, {})
+    return data, source
+
+
+@pytest.mark.parametrize("anchor", [1.0, 0.0])
+def test_fit_learns_the_sets_and_the_anchor_holds_the_rest(anchor):
+    decisive = np.arange(400) % 2 == 0
+    data, source = _toy(decisive)
+    actor = dagger.Actor(source.state_dict(), "relu")
+    torch.manual_seed(0)
+    settings = tiny(epochs=40, learning_rate=1e-2, batch_size=50, anchor=anchor)
+    held = np.zeros(400, dtype=bool)
+    held[:40:2] = True
+    figures = dagger.fit_round(actor, source, data, settings, 0, held)
+    assert figures.held_out == 20 and figures.held_out_optimal == 1.0
+    with torch.no_grad():
+        picks = actor.masked_log_probs(
+            torch.from_numpy(data.observations[~decisive]),
+            torch.from_numpy(data.masks[~decisive]),
+        ).argmax(1)
+    kept = float((picks == 0).float().mean())
+    # with the anchor the unlabelled rows keep the source's move; without it the
+    # network moves them to the labelled rows' answer
+    assert kept > 0.95 if anchor else kept < 0.5
+
+
+def test_run_writes_rounds_as_checkpoints(tmp_path):
+    run = tmp_path / "run"
+    result = dagger.run(tiny(), run, say=lambda _: None)
+    assert not result.interrupted and result.rounds_done == 2
+    records = json.loads((run / dagger.ROUNDS).read_text())
+    assert [r["round"] for r in records] == [1, 2]
+    assert records[1]["rows"] > records[0]["rows"]  # the DAgger aggregate
+    loaded = ckpt_io.load(run)  # latest.json -> the last round
+    assert loaded.path == run / "checkpoints" / "round-2"
+    assert loaded.manifest["dagger"]["round"] == 2
+    source = ckpt_io.load(named(ENV))
+    assert (
+        loaded.manifest["dagger"]["source_weights_sha256"]
+        == (source.manifest["weights_sha256"])
+    )
+    assert loaded.manifest["weights_sha256"] != source.manifest["weights_sha256"]
+    CheckpointAgent(str(run), ENV)  # ckpt:RUN plays it
+    with pytest.raises(ValueError, match="not empty"):
+        dagger.run(tiny(), run, say=lambda _: None)
+
+
+def test_interrupted_run_keeps_rounds_and_resumes_to_the_same_weights(
+    tmp_path, monkeypatch
+):
+    straight = dagger.run(tiny(), tmp_path / "a", say=lambda _: None)
+    real = dagger.play_round
+    calls = []
+
+    def stop_in_round_two(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(dagger, "play_round", stop_in_round_two)
+    cut = dagger.run(tiny(), tmp_path / "b", say=lambda _: None)
+    assert cut.interrupted and cut.rounds_done == 1
+    assert ckpt_io.load(tmp_path / "b").path.name == "round-1"
+    monkeypatch.setattr(dagger, "play_round", real)
+    said = []
+    # other settings on resume: the stored ones win, and the run says so
+    resumed = dagger.run(tiny(games=99), tmp_path / "b", resume=True, say=said.append)
+    assert resumed.rounds_done == 2 and "stored settings" in said[0]
+    a, b = ckpt_io.load(tmp_path / "a"), ckpt_io.load(tmp_path / "b")
+    assert a.manifest["weights_sha256"] == b.manifest["weights_sha256"]
+    assert straight.records[1]["decisive"] == resumed.records[1]["decisive"]
+
+
+@pytest.mark.parametrize(
+    "changes, message",
+    [
+        ({"games": 0}, "games must be a positive integer"),
+        ({"anchor_fraction": 1.5}, "anchor_fraction must lie"),
+        ({"learning_rate": 0.0}, "learning_rate must be positive"),
+        ({"opponents": ("bogus",)}, "opponent 'bogus'"),
+        ({"source": "pretrained:nope"}, "no pretrained agent named nope"),
+        ({"source": "pretrained:forty_fives_v0"}, "no exact solver labels"),
+    ],
+)
+def test_bad_settings_fail_before_anything_is_written(tmp_path, changes, message):
+    with pytest.raises(ValueError, match=message):
+        dagger.run(tiny(**changes), tmp_path / "run", say=lambda _: None)
+    assert not (tmp_path / "run").exists()
+
+
+def test_command_line_one_line_error(tmp_path, capsys):
+    code = dagger.main([SOURCE, "--run-dir", str(tmp_path / "r"), "--rounds", "0"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "rounds must be" in err
+    assert dagger.main(["nowhere", "--run-dir", str(tmp_path / "r")]) == 2
+    assert not (tmp_path / "r").exists()
