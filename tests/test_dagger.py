@@ -166,3 +166,62 @@ def test_command_line_one_line_error(tmp_path, capsys):
     assert code == 2 and err.count("\n") == 1 and "rounds must be" in err
     assert dagger.main(["nowhere", "--run-dir", str(tmp_path / "r")]) == 2
     assert not (tmp_path / "r").exists()
+
+
+def _renamed_state(state, moved_to: np.ndarray, perm: tuple[int, ...]):
+    """The same position with suit s renamed perm[s] (card c becomes moved_to[c])."""
+
+    def mask(m: int) -> int:
+        return sum(1 << int(moved_to[c]) for c in range(len(moved_to)) if m >> c & 1)
+
+    out = state.clone()
+    out.hands = [mask(h) for h in state.hands]
+    out.seen = [mask(h) for h in state.seen]
+    out.played, out.trump_mask = mask(state.played), mask(state.trump_mask)
+    out.stock = [int(moved_to[c]) for c in state.stock]
+    out.dealt = [int(moved_to[c]) for c in state.dealt]
+    out.trump = perm[state.trump]
+    out.voids = [sum(1 << perm[s] for s in range(4) if v >> s & 1) for v in state.voids]
+    out.lead = int(moved_to[state.lead]) if state.lead >= 0 else -1
+    return out
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_suit_renaming_renames_observation_mask_and_optimal_moves(seed):
+    """A stage-2 position with its suits renamed: its observation, legal cards and
+    optimal cards are the original's, renamed by `suit_permutation`'s indices."""
+    from parlour import envs
+    from parlour.agents.solver.german_whist import optimal_moves, random_stage2_state
+    from parlour.envs.german_whist.observation import encode, suit_permutation
+
+    game = envs.make(ENV, raw=True).game
+    rng = np.random.default_rng(seed)
+    state = random_stage2_state(game, 6, rng)
+    state.voids = [int(rng.integers(16)), int(rng.integers(16))]
+    if seed % 2:  # a trick under way: the follower decides
+        game.apply(state, game.legal_actions(state)[0])
+    perm = tuple(int(s) for s in rng.permutation(4))
+    obs_index, card_index = suit_permutation(game, perm)
+    moved_to = np.argsort(card_index)
+    renamed = _renamed_state(state, moved_to, perm)
+    for seat in (0, 1):
+        assert np.array_equal(
+            encode(game, renamed, seat), encode(game, state, seat)[obs_index]
+        )
+    legal = np.zeros(52, dtype=bool)
+    legal[game.legal_actions(state)] = True
+    assert sorted(game.legal_actions(renamed)) == list(
+        np.flatnonzero(legal[card_index])
+    )
+    best = np.zeros(52, dtype=bool)
+    best[optimal_moves(game, state)] = True
+    assert optimal_moves(game, renamed) == list(np.flatnonzero(best[card_index]))
+
+
+def test_suit_symmetry_fits_and_is_refused_where_suits_differ(tmp_path):
+    run = dagger.run(tiny(rounds=1, suit_symmetry=True), tmp_path / "a", say=print)
+    assert run.records[0]["held_out_optimal"] is not None
+    assert ckpt_io.load(tmp_path / "a").manifest["dagger"]["suit_symmetry"] is True
+    other = tiny(source="pretrained:forty_fives_v0", suit_symmetry=True)
+    with pytest.raises(ValueError, match="suit_symmetry renames the suits"):
+        dagger.run(other, tmp_path / "b", say=print)

@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import itertools
 import json
 import math
 import multiprocessing
@@ -68,6 +69,8 @@ from .policy import ACTIVATIONS, NumpyPolicy, PolicyAgent, actor_state
 from .selfplay import TRAIN_SEED_LIMIT
 
 SELF = "self"
+#: envs whose rules treat the suits alike, with their observations' suit renaming
+SUIT_SYMMETRIC = ("german_whist_v0",)
 HELD_OUT = 0.05  # share of each round's decisive rows held out of every fit
 SETTINGS = "dagger.json"
 ROUNDS = "rounds.json"
@@ -105,6 +108,10 @@ class Settings:
     """seeds the deals, the shuffles and the kept share"""
     workers: int = 1
     """processes that play and label the games"""
+    suit_symmetry: bool = False
+    """fit each decisive row under a random renaming of the four suits (German
+    Whist's rules treat them alike, so the renamed row's optimal moves are the renamed
+    ones): 24 positions for each one labelled"""
 
 
 @dataclass
@@ -343,10 +350,12 @@ def fit_round(
     settings: Settings,
     round_index: int,
     held: np.ndarray,
+    renaming: tuple[torch.Tensor, torch.Tensor] | None = None,
 ) -> FitFigures:
     """Fit ``actor`` (in place) to the decisive rows' optimal sets, anchored to the
     ``source`` network's policy on the other rows (`Settings`); the rows ``held``
-    (bool per row) are left out of the fit and scored after it."""
+    (bool per row) are left out of the fit and scored after it. ``renaming``
+    (`suit_renamings`) renames each decisive row's suits at random."""
     rng = np.random.default_rng([settings.seed, round_index, 1])
     test = np.flatnonzero(held)
     n_test = len(test)
@@ -370,9 +379,12 @@ def fit_round(
         actor.train(True)
         for start in range(0, len(train), settings.batch_size):
             idx = torch.from_numpy(train[start : start + settings.batch_size])
-            log_p = actor.masked_log_probs(obs[idx], masks[idx])
             d = is_decisive[idx]
-            nll = _target_nll(log_p[d], targets[idx][d])
+            x, legal, goal = obs[idx], masks[idx], targets[idx]
+            if renaming is not None:
+                x, legal, goal = _renamed(renaming, d, x, legal, goal, rng)
+            log_p = actor.masked_log_probs(x, legal)
+            nll = _target_nll(log_p[d], goal[d])
             ref = reference[idx][~d]
             p_ref = ref.exp()  # zero on illegal moves, where ref is -inf
             kl = (p_ref * (ref.clamp_min(-1e8) - log_p[~d])).sum(dim=1)
@@ -397,6 +409,38 @@ def fit_round(
             pick = actor.masked_log_probs(obs[idx], masks[idx]).argmax(1, keepdim=True)
             held = float(targets[idx].gather(1, pick).float().mean())
     return FitFigures(set_loss, anchor_kl, n_test, held)
+
+
+def suit_renamings(game: Any) -> tuple[torch.Tensor, torch.Tensor]:
+    """Every renaming of the four suits as observation and card indices
+    (`parlour.envs.german_whist.observation.suit_permutation`), the identity first."""
+    from ..envs.german_whist.observation import suit_permutation
+
+    pairs = [suit_permutation(game, p) for p in itertools.permutations(range(4))]
+    return (
+        torch.from_numpy(np.stack([o for o, _ in pairs])),
+        torch.from_numpy(np.stack([c for _, c in pairs])),
+    )
+
+
+def _renamed(
+    renaming: tuple[torch.Tensor, torch.Tensor],
+    decisive: torch.Tensor,
+    obs: torch.Tensor,
+    masks: torch.Tensor,
+    targets: torch.Tensor,
+    rng: np.random.Generator,
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """A minibatch with each decisive row's suits renamed at random (the anchor rows
+    kept as they are: the anchor holds the source's own moves)."""
+    obs_index, card_index = renaming
+    pick = torch.from_numpy(rng.integers(len(obs_index), size=len(obs)))
+    pick[~decisive] = 0  # the identity
+    return (
+        obs.gather(1, obs_index[pick]),
+        masks.gather(1, card_index[pick]),
+        targets.gather(1, card_index[pick]),
+    )
 
 
 # --- the run --------------------------------------------------------------------------
@@ -441,6 +485,11 @@ def check_settings(settings: Settings) -> ckpt_io.Checkpoint:
         raise ValueError("opponents: name at least one (an agent spec or self)")
     loaded = ckpt_io.load(_source_checkpoint(settings.source))
     env_name, options = loaded.env_name, loaded.env_options
+    if settings.suit_symmetry and env_name not in SUIT_SYMMETRIC:
+        raise ValueError(
+            f"suit_symmetry renames the suits of {', '.join(SUIT_SYMMETRIC)} "
+            f"observations, not {env_name}'s"
+        )
     agents_mod.exact_moves(env_name)  # an env without an exact solver
     if loaded.manifest.get("activation") not in ACTIVATIONS:
         raise ValueError(f"{settings.source}: unknown activation")
@@ -518,6 +567,9 @@ def run(
         path / SETTINGS, {**body, "opponents": list(settings.opponents)}
     )
     torch.manual_seed(settings.seed)
+    renaming = None
+    if settings.suit_symmetry:
+        renaming = suit_renamings(envs.make(env_name, raw=True, **options).game)
     checkpoint = ckpt_io.resolve(path) if done else None
     try:
         for r in range(done, settings.rounds):
@@ -532,7 +584,9 @@ def run(
             held = np.concatenate(
                 [held_out_rows(p, settings.seed, i) for i, p in enumerate(parts)]
             )
-            figures = fit_round(actor, source_policy, every, settings, r, held)
+            figures = fit_round(
+                actor, source_policy, every, settings, r, held, renaming
+            )
             checkpoint = _save_round(path, r, actor, loaded, settings)
             s = data.stats
             record = {
@@ -607,6 +661,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--resume", action="store_true", help="continue the run")
     for field in dataclasses.fields(Settings):
         if field.name in ("source", "opponents"):
+            continue
+        if isinstance(getattr(defaults, field.name), bool):
+            parser.add_argument(
+                "--" + field.name.replace("_", "-"), action="store_true"
+            )
             continue
         parser.add_argument(
             "--" + field.name.replace("_", "-"),

@@ -158,6 +158,32 @@ def encode(game: GermanWhist, state: State, player: int) -> np.ndarray:
     return out
 
 
+def suit_permutation(
+    game: GermanWhist, perm: tuple[int, ...]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Index arrays that rename the suits of an observation and of an action vector:
+    with ``obs_index, card_index = suit_permutation(game, perm)``, ``v[obs_index]`` is
+    the vector of the same position with suit ``s`` renamed ``perm[s]`` (trumps
+    included; the jokers stay), and ``mask[card_index]`` the mask there (the actions
+    are the cards). The rules treat the four suits alike, so the renamed position has
+    the renamed value and the renamed best cards (DAgger's data augmentation,
+    `parlour.training.dagger`)."""
+    n = game.deck.size
+    suit = np.asarray(game.deck.suit)
+    moved_to = np.arange(n)
+    for s in range(4):
+        moved_to[np.flatnonzero(suit == s)] = np.flatnonzero(suit == perm[s])
+    card_index = np.empty(n, dtype=np.int64)
+    card_index[moved_to] = np.arange(n)  # new card j was card card_index[j]
+    obs_index = np.arange(size(n), dtype=np.int64)
+    for block in range(8):
+        obs_index[block * n : (block + 1) * n] = block * n + card_index
+    for flags in (8 * n, 8 * n + 4):  # trump suit, shown voids
+        for s in range(4):
+            obs_index[flags + perm[s]] = flags + s
+    return obs_index, card_index
+
+
 def render(game: GermanWhist, state: State, viewer: int | None = None) -> str:
     """The table as text: all hands when ``viewer`` is None, else what that seat may
     see."""
