@@ -62,8 +62,9 @@ import torch
 
 from .. import agents as agents_mod
 from .. import envs
-from ..agents.base import Turn
+from ..agents.base import Agent, Turn
 from . import checkpoint as ckpt_io
+from .arena import play_game
 from .imitation import _target_nll, _worker_init
 from .policy import ACTIVATIONS, NumpyPolicy, PolicyAgent, actor_state
 from .selfplay import TRAIN_SEED_LIMIT
@@ -214,17 +215,65 @@ class Actor(torch.nn.Module):
 
 
 # --- play and label -------------------------------------------------------------------
+class _Recorder(Agent):
+    """The network as a player that keeps its decisions: the decisive solver-valued
+    ones with their optimal moves, a share of the unlabelled ones for the anchor."""
+
+    def __init__(
+        self, policy: PolicyAgent, env_name: str, anchor_fraction: float, seed: int
+    ):
+        self.policy, self.spec = policy, policy.spec
+        self.optimal = agents_mod.exact_moves(env_name)
+        self.anchor_fraction = anchor_fraction
+        self.rng = np.random.default_rng(seed)
+        self.rows: tuple[list, list, list, list] = ([], [], [], [])
+        self.stats = dict.fromkeys(
+            ("games", "decisions", "solver_valued", "decisive", "missed"), 0
+        )
+
+    def act(self, turn: Turn) -> int:
+        action = int(self.policy.act(turn))
+        mask = turn.mask.astype(bool)
+        self.stats["decisions"] += 1
+        best = self.optimal(turn.game, turn.state)
+        if best is None:
+            if self.rng.random() < self.anchor_fraction:
+                self._keep(turn.observation, mask, np.zeros_like(mask), False)
+        else:
+            self.stats["solver_valued"] += 1
+            if len(best) < int(mask.sum()):
+                self.stats["decisive"] += 1
+                self.stats["missed"] += action not in best
+                target = np.zeros_like(mask)
+                target[best] = True
+                self._keep(turn.observation, mask, target, True)
+        return action
+
+    def _keep(
+        self, obs: np.ndarray, mask: np.ndarray, target: np.ndarray, decisive: bool
+    ) -> None:
+        for rows, value in zip(self.rows, (obs, mask, target, decisive), strict=True):
+            rows.append(value)
+
+    def data(self, observation_size: int, num_actions: int) -> RoundData:
+        """The kept rows."""
+        obs, masks, targets, decisive = self.rows
+        return RoundData(
+            np.asarray(obs, dtype=np.float32).reshape(-1, observation_size),
+            np.asarray(masks, dtype=bool).reshape(-1, num_actions),
+            np.asarray(targets, dtype=bool).reshape(-1, num_actions),
+            np.asarray(decisive, dtype=bool),
+            self.stats,
+        )
+
+
 def _play_chunk(args: tuple) -> RoundData:
     """Play one chunk of games of the network and keep its decisions (a worker job)."""
     env_name, env_options, state, activation, jobs, anchor_fraction, seed = args
     env = envs.make(env_name, **env_options)
-    raw = env.unwrapped
-    optimal = agents_mod.exact_moves(env_name)
-    learner = PolicyAgent(NumpyPolicy(state, activation), "dagger")
-    rng = np.random.default_rng(seed)
-    obs_rows, mask_rows, target_rows, decisive = [], [], [], []
-    stats = {"games": 0, "decisions": 0, "solver_valued": 0, "decisive": 0, "missed": 0}
-    opponents: dict[str, Any] = {}
+    policy = PolicyAgent(NumpyPolicy(state, activation), "dagger")
+    learner = _Recorder(policy, env_name, anchor_fraction, seed)
+    opponents: dict[str, Agent] = {}
     for game_seed, seat, spec in jobs:
         if spec == SELF:
             players = [learner, learner]
@@ -236,46 +285,11 @@ def _play_chunk(args: tuple) -> RoundData:
             other = opponents[spec]
             other.reset(seed=game_seed + 7919)
             players = [learner, other] if seat == 0 else [other, learner]
-        env.reset(seed=game_seed)
-        for name in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            s = raw.agent_name_mapping[name]
-            mask = obs["action_mask"].astype(bool)
-            turn = Turn(raw.game, raw.game_state, s, obs["observation"], mask)
-            action = int(players[s].act(turn))
-            if players[s] is learner:
-                stats["decisions"] += 1
-                best = optimal(raw.game, raw.game_state)
-                if best is not None:
-                    stats["solver_valued"] += 1
-                    if len(best) < int(mask.sum()):
-                        stats["decisive"] += 1
-                        stats["missed"] += action not in best
-                        target = np.zeros_like(mask)
-                        target[best] = True
-                        obs_rows.append(obs["observation"])
-                        mask_rows.append(mask)
-                        target_rows.append(target)
-                        decisive.append(True)
-                elif rng.random() < anchor_fraction:
-                    obs_rows.append(obs["observation"])
-                    mask_rows.append(mask)
-                    target_rows.append(np.zeros_like(mask))
-                    decisive.append(False)
-            env.step(action)
-        stats["games"] += 1
+        play_game(env, players, seed=game_seed)
+        learner.stats["games"] += 1
     env.close()
-    size, actions = raw.game.observation_size, raw.game.num_actions
-    return RoundData(
-        np.asarray(obs_rows, dtype=np.float32).reshape(-1, size),
-        np.asarray(mask_rows, dtype=bool).reshape(-1, actions),
-        np.asarray(target_rows, dtype=bool).reshape(-1, actions),
-        np.asarray(decisive, dtype=bool),
-        stats,
-    )
+    game = env.unwrapped.game
+    return learner.data(game.observation_size, game.num_actions)
 
 
 def round_seeds(seed: int, round_index: int, games: int) -> list[int]:
