@@ -168,6 +168,28 @@ def test_command_line_one_line_error(tmp_path, capsys):
     assert not (tmp_path / "r").exists()
 
 
+def test_parlour_dagger_runs_a_round_with_progress_and_refuses_bad_input(
+    tmp_path, capsys
+):
+    """``parlour dagger`` is the module's command: one round with a progress line of
+    its games (stderr is not a terminal here), then a checkpoint ``ckpt:`` plays; a
+    bad value is one line, exit 2, before the run dir exists."""
+    from parlour.cli import main as cli_main
+
+    run = tmp_path / "run"
+    args = ["dagger", SOURCE, "--run-dir", str(run), "--rounds", "1", "--games", "6"]
+    assert cli_main([*args, "--epochs", "1", "--batch-size", "64"]) == 0
+    out, err = capsys.readouterr()
+    assert "round 1: 6 games" in out and f"checkpoint: {run}" in out
+    assert "round 1: play and label: 100%" in err and "6/6" in err
+    CheckpointAgent(str(run), ENV)
+    bad = ["dagger", SOURCE, "--run-dir", str(tmp_path / "r"), "--games", "0"]
+    code = cli_main(bad)
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "games must be" in err
+    assert not (tmp_path / "r").exists()
+
+
 def _renamed_state(state, moved_to: np.ndarray, perm: tuple[int, ...]):
     """The same position with suit s renamed perm[s] (card c becomes moved_to[c])."""
 

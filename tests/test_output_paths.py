@@ -91,6 +91,11 @@ DIR_OPTIONS = {
         "--run-dir",
         TRAINING,
     ),
+    "dagger --run-dir": (
+        ["dagger", "pretrained:german_whist_v0"],
+        "--run-dir",
+        [("parlour.training.dagger", "play_round")],
+    ),
     "bench --out": (
         ["bench", "german_whist_v0", "--steps", HUGE],
         "--out",
@@ -143,6 +148,7 @@ def _cases(options, forms):
 IMPORT_FIRST = (
     "parlour.training.exploit",
     "parlour.training.bench",
+    "parlour.training.dagger",
     "parlour.training.yardsticks",
     "parlour.training.train",
     "parlour.training.tips",

@@ -44,6 +44,7 @@ settings it was started with. Every argument is checked before anything is writt
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import itertools
 import json
@@ -52,7 +53,7 @@ import multiprocessing
 import os
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -63,6 +64,7 @@ import torch
 from .. import agents as agents_mod
 from .. import envs
 from ..agents.base import Agent, Turn
+from ..progress import progress_bar
 from . import checkpoint as ckpt_io
 from .arena import play_game
 from .imitation import _target_nll, _worker_init
@@ -306,8 +308,10 @@ def play_round(
     activation: str,
     settings: Settings,
     round_index: int,
+    progress: bool = False,
 ) -> RoundData:
-    """Play and label one round's games (`Settings`) with the network ``state``."""
+    """Play and label one round's games (`Settings`) with the network ``state``; a
+    progress bar of the games on stderr with ``progress``."""
     seeds = round_seeds(settings.seed, round_index, settings.games)
     jobs = [
         (s, i % 2, settings.opponents[i % len(settings.opponents)])
@@ -327,12 +331,25 @@ def play_round(
         )
         for start in range(0, len(jobs), size)
     ]
-    if settings.workers == 1 or len(chunks) == 1:
-        parts = [_play_chunk(c) for c in chunks]
-    else:
-        ctx = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
-        with ctx.Pool(settings.workers, initializer=_worker_init) as pool:
-            parts = pool.map(_play_chunk, chunks)
+    parts: list[RoundData] = []
+    bar = progress_bar(
+        total=len(jobs),
+        desc=f"round {round_index + 1}: play and label",
+        unit="game",
+        disable=not progress,
+    )
+    with contextlib.ExitStack() as stack, bar:
+        if settings.workers == 1 or len(chunks) == 1:
+            results: Iterable[RoundData] = map(_play_chunk, chunks)
+        else:
+            ctx = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
+            pool = stack.enter_context(
+                ctx.Pool(settings.workers, initializer=_worker_init)
+            )
+            results = pool.imap(_play_chunk, chunks)  # in order, as each finishes
+        for chunk, part in zip(chunks, results, strict=True):
+            parts.append(part)
+            bar.update(len(chunk[4]))
     return RoundData.concatenate(parts)
 
 
@@ -545,6 +562,7 @@ def run(
     run_dir: str | Path,
     resume: bool = False,
     say: Callable[[str], None] = print,
+    progress: bool = False,
 ) -> DaggerResult:
     """Run (or, with ``resume``, continue to ``settings.rounds`` rounds) a DAgger run
     in ``run_dir``; every check comes before anything is written. Ctrl-C keeps the
@@ -588,7 +606,9 @@ def run(
     try:
         for r in range(done, settings.rounds):
             started = time.time()
-            data = play_round(env_name, options, actor.state(), activation, settings, r)
+            data = play_round(
+                env_name, options, actor.state(), activation, settings, r, progress
+            )
             data.save(path / "data" / f"round-{r}.npz")
             played = time.time() - started
             parts = [
@@ -662,14 +682,9 @@ def _save_round(
 
 
 # --- command line ---------------------------------------------------------------------
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m parlour.training.dagger``: run or resume a DAgger run."""
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The arguments of ``parlour dagger``: `Settings`' fields, --run-dir, --resume."""
     defaults = Settings(source="")
-    parser = argparse.ArgumentParser(
-        prog="python -m parlour.training.dagger",
-        description="fit a network to the exact solver's moves on the positions its "
-        "own play reaches (DAgger), round by round",
-    )
     parser.add_argument("source", help="checkpoint, run directory or pretrained:NAME")
     parser.add_argument("--run-dir", required=True, help="where the rounds go")
     parser.add_argument("--resume", action="store_true", help="continue the run")
@@ -692,15 +707,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=list(defaults.opponents),
         help="agent specs, or self (default: heuristic self)",
     )
-    args = parser.parse_args(argv)
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """Run ``parlour dagger`` with parsed ``args``: bad input raises ValueError (the
+    command line's one line, exit 2) before anything is written."""
     values = {f.name: getattr(args, f.name) for f in dataclasses.fields(Settings)}
     values["opponents"] = tuple(args.opponents)
     torch.set_num_threads(1)
     try:
-        result = run(Settings(**values), args.run_dir, resume=args.resume)
-    except (ValueError, OSError) as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
+        result = run(
+            Settings(**values),
+            args.run_dir,
+            resume=args.resume,
+            progress=not getattr(args, "quiet", False),
+        )
+    except OSError as err:  # a run dir that cannot be written: the same one line
+        raise ValueError(str(err)) from None
     if result.interrupted:
         print(
             f"interrupted: {result.rounds_done} rounds kept in {result.run_dir}; "
@@ -709,6 +732,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     print(f"checkpoint: {result.checkpoint}")
     return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m parlour.training.dagger``, the same as ``parlour dagger``."""
+    parser = argparse.ArgumentParser(prog="python -m parlour.training.dagger")
+    add_arguments(parser)
+    parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    args = parser.parse_args(argv)
+    try:
+        return run_command(args)
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

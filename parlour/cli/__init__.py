@@ -25,6 +25,7 @@ COMMANDS = (
     "arena",
     "train",
     "exploit",
+    "dagger",
     "bench",
     "tips",
     "league",
