@@ -159,12 +159,15 @@ def plot(
         1, len(opponents), figsize=(5.2 * len(opponents), 4.2), squeeze=False
     )
     for ax, opponent in zip(axes[0], opponents, strict=True):
+        top = even
         for c in curves:
             x, mean, low, high = c.mean_band(opponent)
             (line,) = ax.plot(x, mean, marker="o", ms=3, label=c.label)
             ax.fill_between(x, low, high, color=line.get_color(), alpha=0.18)
+            top = max(top, float(high.max()))
         ax.axhline(even, color="grey", lw=0.8, ls="--")
-        ax.set_ylim(0, 1)
+        # from 0 to a little above the highest band: small shares stay readable
+        ax.set_ylim(0, min(1.0, top + 0.1))
         ax.set_xlabel("learner steps")
         ax.set_ylabel(f"win share vs {opponent}")
         ax.set_title(f"vs {opponent}")
