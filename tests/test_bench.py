@@ -194,3 +194,108 @@ def test_the_fields_are_the_bots_the_env_has():
     assert bench_mod.fields_of("fuenfzehn_tot_v0") == ["random", "heuristic"]
     chosen = bench_mod.Protocol(fields=("random", "pimc:2"))
     assert bench_mod.fields_of("german_whist_v0", chosen) == ["random", "pimc:2"]
+
+
+# --- parlour bench-plot ---------------------------------------------------------------
+@pytest.mark.slow  # the tiny bench above
+def test_bench_keeps_each_seeds_curve_and_bench_plot_draws_them(tiny_bench, tmp_path):
+    from parlour.training import bench_curves
+
+    result, _ = tiny_bench
+    for row in result.rows:  # eval_opponents=[random]: step 0 and the end
+        assert [(p["step"], p["opponent"]) for p in row["curve"]] == [
+            (0, "random"),
+            (row["steps"], "random"),
+        ]
+        assert all(0 <= p["win_rate"] <= 1 and p["games"] == 4 for p in row["curve"])
+    saved = json.loads((result.out_dir / "bench.json").read_text())
+    assert [r["curve"] for r in saved["rows"]] == [r["curve"] for r in result.rows]
+
+    png = tmp_path / "figs" / "curves.png"
+    argv = ["bench-plot", str(result.out_dir), str(result.out_dir / "bench.json")]
+    assert main([*argv, "--label", "a", "--label", "b", "--out", str(png)]) == 0
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    (curves, *_), opponents = bench_curves.load(argv[1:2])
+    assert opponents == ["random"] and curves.label == "run"
+    steps, mean, low, high = curves.mean_band("random")
+    per_seed = [[p["win_rate"] for p in r["curve"]] for r in result.rows]
+    assert steps == [0, result.rows[0]["steps"]]
+    assert np.allclose(mean, np.mean(per_seed, axis=0))
+    assert np.allclose(low, np.min(per_seed, axis=0))
+    assert np.allclose(high, np.max(per_seed, axis=0))
+
+
+def _bench_json(path, env="german_whist_v0", recipe=True, curve=True):
+    """A bench.json of two seeds with curves against random (the form `bench` writes,
+    cut to what bench-plot reads)."""
+    rows = [
+        {
+            "label": f"seed {s}",
+            "seed": s,
+            "curve": [
+                {"step": step, "opponent": "random", "games": 4, "win_rate": w}
+                for step, w in ((0, 0.25), (64, 0.5 + s / 4))
+            ]
+            if curve
+            else None,
+        }
+        for s in (0, 1)
+    ]
+    data = {
+        "env": env,
+        "options": {},
+        "recipe": {"backend": "batch"} if recipe else None,
+        "rows": rows,
+    }
+    path.mkdir(parents=True)
+    (path / "bench.json").write_text(json.dumps(data))
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    "case,message",
+    [
+        ("missing", "no bench.json"),
+        ("garbled", "not a readable bench.json"),
+        ("agents", "existing agents"),
+        ("no curve", "has no learning curve"),
+        ("two games", "one game per figure"),
+        ("opponent", "no learning curve against heuristic"),
+        ("labels", "--label: 1 labels for 2"),
+        ("not png", ".png"),
+    ],
+)
+def test_bench_plot_bad_input_is_one_line_exit_2_and_nothing_drawn(
+    tmp_path, capsys, case, message
+):
+    good = _bench_json(tmp_path / "good")
+    # each case's arguments (their directories apart, all made here)
+    args = {
+        "missing": [str(tmp_path / "nowhere")],
+        "agents": [_bench_json(tmp_path / "agents", recipe=False)],
+        "no curve": [_bench_json(tmp_path / "no curve", curve=False)],
+        "two games": [good, _bench_json(tmp_path / "herzeln", env="herzeln_v0")],
+        "opponent": [good, "--vs", "random", "heuristic"],
+        "labels": [good, good, "--label", "one"],
+    }.get(case, [good])
+    if case == "garbled":
+        (tmp_path / "good" / "bench.json").write_text("{not json")
+    out = tmp_path / ("fig.txt" if case == "not png" else "fig.png")
+    assert main(["bench-plot", *args, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
+    assert not out.exists()
+
+
+def test_bench_plot_draws_a_bench_json(tmp_path):
+    from parlour.training import bench_curves
+
+    good = _bench_json(tmp_path / "ppo")
+    out = tmp_path / "fig.png"
+    assert main(["bench-plot", good, good, "--out", str(out)]) == 0
+    assert out.read_bytes()[:4] == b"\x89PNG"
+    (curves, _), _ = bench_curves.load([good, good])
+    steps, mean, low, high = curves.mean_band("random")
+    assert steps == [0, 64] and curves.label == "ppo"
+    assert mean.tolist() == [0.25, 0.625] and low.tolist() == [0.25, 0.5]
+    assert high.tolist() == [0.25, 0.75]

@@ -674,9 +674,19 @@ def _rows(
             wall, cpu = clock.read()
             row = measures.measure(f"ckpt:{run.checkpoint}", br_seed, _safe(label))
             row.update(label=label, seed=config.seed, steps=run.steps)
-            row.update(train_wall_s=wall, train_cpu_s=cpu)
+            row.update(train_wall_s=wall, train_cpu_s=cpu, curve=curve(run))
             rows.append(row)
     return rows
+
+
+#: the columns of a training run's evaluations that a row's ``curve`` keeps
+CURVE_KEYS = ("step", "opponent", "games", "win_rate", "win_low", "win_high")
+
+
+def curve(run: Any) -> list[dict[str, Any]]:
+    """A training run's learning curve (its evaluations along the way: ``eval_every``
+    and ``eval_games`` of the recipe), one point per step and opponent."""
+    return [{k: r[k] for k in CURVE_KEYS} for r in run.evaluations]
 
 
 def _safe(label: str) -> str:

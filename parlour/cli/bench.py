@@ -57,6 +57,36 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_bench_plot(args: argparse.Namespace) -> int:
+    from ..training.bench_curves import bench_plot
+
+    path = bench_plot(args.dirs, args.out, args.label or (), args.vs or (), args.title)
+    print(f"wrote {path}")
+    return 0
+
+
+def _plot_arguments(p: argparse.ArgumentParser) -> None:
+    """The arguments of ``parlour bench-plot``."""
+    p.add_argument(
+        "dirs", nargs="+", metavar="DIR", help="`parlour bench` output directories"
+    )
+    p.add_argument("--out", required=True, metavar="PNG", help="the figure to write")
+    p.add_argument(
+        "--label",
+        action="append",
+        metavar="NAME",
+        help="a benchmark's name in the legend, one per DIR in order "
+        "(default: each directory's name)",
+    )
+    p.add_argument(
+        "--vs",
+        nargs="+",
+        metavar="OPPONENT",
+        help="a panel per opponent (default: every opponent of the curves)",
+    )
+    p.add_argument("--title", help="the figure's title (default: the game, the seeds)")
+
+
 def _bench_arguments(p: argparse.ArgumentParser) -> None:
     """The arguments of ``parlour bench``."""
     from ..training.bench import MIN_SEEDS, Protocol
@@ -146,5 +176,16 @@ COMMANDS = (
         "wall and CPU seconds. Writes bench.json and bench.md (docs/benchmark.md).",
         arguments=_bench_arguments,
         quiet=True,
+    ),
+    Command(
+        "bench-plot",
+        cmd_bench_plot,
+        help="draw the learning curves of several benchmarks of one game",
+        description="Draws the learning curves that `parlour bench` keeps in "
+        "bench.json (each seed's evaluations during training: -c eval_every=N) of "
+        "one or more benchmarks of the same game, one per algorithm say, into one "
+        "PNG: a panel per opponent, the mean over each benchmark's seeds with a band "
+        "from its lowest to its highest seed (docs/benchmark.md).",
+        arguments=_plot_arguments,
     ),
 )
