@@ -603,6 +603,8 @@ def run(
     if settings.suit_symmetry:
         renaming = suit_renamings(envs.make(env_name, raw=True, **options).game)
     checkpoint = ckpt_io.resolve(path) if done else None
+    # the rounds' kept decisions, read from disk once (a resumed run's earlier rounds)
+    parts = [RoundData.load(path / "data" / f"round-{i}.npz") for i in range(done)]
     try:
         for r in range(done, settings.rounds):
             started = time.time()
@@ -611,9 +613,7 @@ def run(
             )
             data.save(path / "data" / f"round-{r}.npz")
             played = time.time() - started
-            parts = [
-                RoundData.load(path / "data" / f"round-{i}.npz") for i in range(r + 1)
-            ]
+            parts.append(data)
             every = RoundData.concatenate(parts)
             held = np.concatenate(
                 [held_out_rows(p, settings.seed, i) for i, p in enumerate(parts)]
