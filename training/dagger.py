@@ -243,8 +243,10 @@ class Teacher:
             try:
                 self.optimal = agents_mod.exact_moves(env_name)
             except ValueError as err:
-                hint = " (teacher solver or pimc:N)" * (env_name in PIMC_TEACHER_ENVS)
-                raise ValueError(f"{err}{hint}") from None
+                pimc = env_name in PIMC_TEACHER_ENVS
+                raise ValueError(
+                    f"{err}; its teacher: solver or pimc:N" if pimc else str(err)
+                ) from None
             return
         if spec.split(":", 1)[0] not in ("solver", "pimc"):
             raise ValueError(f"teacher must be {EXACT}, solver or pimc:N, got {spec!r}")
