@@ -9,6 +9,7 @@ import json
 
 import numpy as np
 import pytest
+import torch
 
 from parlour.agents.checkpoint import CheckpointAgent
 from parlour.training import checkpoint as ckpt_io
@@ -121,8 +122,6 @@ def _reference_and_held(settings: distil.Settings):
         ),
         "relu",
     )
-    import torch
-
     reference = torch.from_numpy(
         distil._log_softmax_masked(
             source.logits(rows.data.observations), rows.data.masks
@@ -156,3 +155,23 @@ def test_command_line_one_line_error(runs, tmp_path, capsys):
     assert capsys.readouterr().err.strip().splitlines() == [
         "error: epochs must be a positive integer, got 0"
     ]
+
+
+def test_ctrl_c_keeps_the_best_epoch_so_far(runs, tmp_path, monkeypatch):
+    """An interrupt during epoch 1 writes the checkpoint of epoch 0: the source."""
+    calls = []
+    evaluate = distil.evaluate
+
+    def interrupted(*args):
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return evaluate(*args)
+
+    monkeypatch.setattr(distil, "evaluate", interrupted)
+    lines: list[str] = []
+    path, history = distil.run(tiny(runs), tmp_path / "out", say=lines.append)
+    assert [e.epoch for e in history] == [0] and "interrupted" in lines[-1]
+    source = ckpt_io.load(dagger._source_checkpoint(SOURCE)).tensors["policy"]
+    written = ckpt_io.load(path).tensors["policy"]
+    assert all((written[k] == source[k]).all() for k in source)

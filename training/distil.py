@@ -21,7 +21,8 @@ and source give, counted once) and keeps the epoch whose held-out rows are best:
   as the identity, so the fit starts from the source's play with more capacity.
 
 The result is a checkpoint (the actor only, as a DAgger round writes) with the fit's
-figures in ``distil.json`` beside it. ``python -m parlour.training.distil --help`` is
+figures in ``distil.json`` beside it; Ctrl-C stops the fit and writes the best epoch so
+far. ``python -m parlour.training.distil --help`` is
 the command line; every argument is checked before anything is written.
 """
 
@@ -260,51 +261,54 @@ def fit(
     history = [Epoch(0, float("nan"), float("nan"), best_share, best_kl, 0.0)]
     say(f"epoch 0: held-out optimal {best_share:.2%}, held-out KL {best_kl:.4f}")
     best_state, since = actor.state(), 0
-    for epoch in range(1, settings.epochs + 1):
-        actor.train(True)
-        rng.shuffle(train)
-        sums = np.zeros(4)
-        for start in range(0, len(train), settings.batch_size):
-            idx = torch.from_numpy(train[start : start + settings.batch_size])
-            d = is_decisive[idx]
-            x, legal, goal = obs[idx], masks[idx], targets[idx]
-            if renaming is not None:
-                x, legal, goal = _renamed(renaming, d, x, legal, goal, rng)
-            log_p = actor.masked_log_probs(x, legal)
-            nll = _target_nll(log_p[d], goal[d])
-            kl = _kl(reference[idx][~d], log_p[~d])
-            loss = (nll.sum() + settings.anchor * kl.sum()) / len(idx)
-            optimizer.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(actor.parameters(), 1.0)
-            optimizer.step()
-            sums += [
-                float(nll.detach().sum()),
-                len(nll),
-                float(kl.detach().sum()),
-                len(kl),
-            ]
-        share, held_kl = evaluate(actor, data, reference, rows.held)
-        figures = Epoch(
-            epoch,
-            sums[0] / max(1, sums[1]),
-            sums[2] / max(1, sums[3]),
-            share,
-            held_kl,
-            round(time.time() - started, 1),
-        )
-        history.append(figures)
-        say(
-            f"epoch {epoch}: set loss {figures.set_loss:.4f}, KL "
-            f"{figures.anchor_kl:.4f}; held-out optimal {share:.2%}, held-out KL "
-            f"{held_kl:.4f} ({figures.seconds:.0f} s)"
-        )
-        if share > best_share:
-            best_share, best_state, since = share, actor.state(), 0
-        else:
-            since += 1
-            if since >= settings.patience:
-                break
+    try:
+        for epoch in range(1, settings.epochs + 1):
+            actor.train(True)
+            rng.shuffle(train)
+            sums = np.zeros(4)
+            for start in range(0, len(train), settings.batch_size):
+                idx = torch.from_numpy(train[start : start + settings.batch_size])
+                d = is_decisive[idx]
+                x, legal, goal = obs[idx], masks[idx], targets[idx]
+                if renaming is not None:
+                    x, legal, goal = _renamed(renaming, d, x, legal, goal, rng)
+                log_p = actor.masked_log_probs(x, legal)
+                nll = _target_nll(log_p[d], goal[d])
+                kl = _kl(reference[idx][~d], log_p[~d])
+                loss = (nll.sum() + settings.anchor * kl.sum()) / len(idx)
+                optimizer.zero_grad()
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(actor.parameters(), 1.0)
+                optimizer.step()
+                sums += [
+                    float(nll.detach().sum()),
+                    len(nll),
+                    float(kl.detach().sum()),
+                    len(kl),
+                ]
+            share, held_kl = evaluate(actor, data, reference, rows.held)
+            figures = Epoch(
+                epoch,
+                sums[0] / max(1, sums[1]),
+                sums[2] / max(1, sums[3]),
+                share,
+                held_kl,
+                round(time.time() - started, 1),
+            )
+            history.append(figures)
+            say(
+                f"epoch {epoch}: set loss {figures.set_loss:.4f}, KL "
+                f"{figures.anchor_kl:.4f}; held-out optimal {share:.2%}, held-out KL "
+                f"{held_kl:.4f} ({figures.seconds:.0f} s)"
+            )
+            if share > best_share:
+                best_share, best_state, since = share, actor.state(), 0
+            else:
+                since += 1
+                if since >= settings.patience:
+                    break
+    except KeyboardInterrupt:  # Ctrl-C: keep what the finished epochs found
+        say("interrupted: the best epoch so far is kept")
     return best_state, history
 
 
