@@ -50,12 +50,12 @@ from .dagger import (
     SUIT_SYMMETRIC,
     Actor,
     RoundData,
-    _renamed,
     _source_checkpoint,
+    fit_step,
     held_out_rows,
     suit_renamings,
 )
-from .imitation import _target_nll
+from .exploit import _positive
 from .policy import NumpyPolicy, actor_state
 
 FIGURES = "distil.json"
@@ -268,24 +268,16 @@ def fit(
             sums = np.zeros(4)
             for start in range(0, len(train), settings.batch_size):
                 idx = torch.from_numpy(train[start : start + settings.batch_size])
-                d = is_decisive[idx]
-                x, legal, goal = obs[idx], masks[idx], targets[idx]
-                if renaming is not None:
-                    x, legal, goal = _renamed(renaming, d, x, legal, goal, rng)
-                log_p = actor.masked_log_probs(x, legal)
-                nll = _target_nll(log_p[d], goal[d])
-                kl = _kl(reference[idx][~d], log_p[~d])
-                loss = (nll.sum() + settings.anchor * kl.sum()) / len(idx)
-                optimizer.zero_grad()
-                loss.backward()
-                torch.nn.utils.clip_grad_norm_(actor.parameters(), 1.0)
-                optimizer.step()
-                sums += [
-                    float(nll.detach().sum()),
-                    len(nll),
-                    float(kl.detach().sum()),
-                    len(kl),
-                ]
+                batch = (obs[idx], masks[idx], targets[idx], is_decisive[idx])
+                sums += fit_step(
+                    actor,
+                    optimizer,
+                    batch,
+                    reference[idx],
+                    settings.anchor,
+                    renaming,
+                    rng,
+                )
             share, held_kl = evaluate(actor, data, reference, rows.held)
             figures = Epoch(
                 epoch,
@@ -315,9 +307,7 @@ def fit(
 def check_settings(settings: Settings) -> ckpt_io.Checkpoint:
     """ValueError (one line) for a bad setting; the source's loaded checkpoint."""
     for name in ("epochs", "patience", "batch_size"):
-        value = getattr(settings, name)
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        _positive(name, getattr(settings, name))
     if not settings.learning_rate > 0:
         raise ValueError(
             f"learning_rate must be positive, got {settings.learning_rate}"
