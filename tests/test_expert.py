@@ -195,6 +195,8 @@ def test_expert_reads_only_what_its_seat_may_know():
                 decided += 1
             else:
                 both = mask & env_b.observe(actor)["action_mask"]
+                if not both.any():  # no common move: the hidden cards show next
+                    break
                 action = int(rng.choice(np.flatnonzero(both)))
             env_a.step(action)
             env_b.step(action)

@@ -482,26 +482,10 @@ def fit_round(
         actor.train(True)
         for start in range(0, len(train), settings.batch_size):
             idx = torch.from_numpy(train[start : start + settings.batch_size])
-            d = is_decisive[idx]
-            x, legal, goal = obs[idx], masks[idx], targets[idx]
-            if renaming is not None:
-                x, legal, goal = _renamed(renaming, d, x, legal, goal, rng)
-            log_p = actor.masked_log_probs(x, legal)
-            nll = _target_nll(log_p[d], goal[d])
-            ref = reference[idx][~d]
-            p_ref = ref.exp()  # zero on illegal moves, where ref is -inf
-            kl = (p_ref * (ref.clamp_min(-1e8) - log_p[~d])).sum(dim=1)
-            loss = (nll.sum() + settings.anchor * kl.sum()) / len(idx)
-            optimizer.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(actor.parameters(), 1.0)
-            optimizer.step()
-            sums += [
-                float(nll.detach().sum()),
-                len(nll),
-                float(kl.detach().sum()),
-                len(kl),
-            ]
+            batch = (obs[idx], masks[idx], targets[idx], is_decisive[idx])
+            sums += fit_step(
+                actor, optimizer, batch, reference[idx], settings.anchor, renaming, rng
+            )
         set_loss = sums[0] / max(1, sums[1])
         anchor_kl = sums[2] / max(1, sums[3])
     actor.train(False)
@@ -512,6 +496,38 @@ def fit_round(
             pick = actor.masked_log_probs(obs[idx], masks[idx]).argmax(1, keepdim=True)
             held = float(targets[idx].gather(1, pick).float().mean())
     return FitFigures(set_loss, anchor_kl, n_test, held)
+
+
+def fit_step(
+    actor: Actor,
+    optimizer: torch.optim.Optimizer,
+    batch: tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor],
+    reference: torch.Tensor,
+    anchor: float,
+    renaming: tuple[torch.Tensor, torch.Tensor] | None,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """One minibatch step of the fit: the set loss on the decisive rows (renamed with
+    ``renaming``), plus ``anchor`` times the KL divergence from ``reference`` (the
+    source's log-probabilities, -inf on illegal moves) on the others. ``batch`` is
+    (observations, masks, targets, decisive); returns the summed set loss, the decisive
+    rows, the summed KL and the anchor rows."""
+    x, legal, goal, d = batch
+    if renaming is not None:
+        x, legal, goal = _renamed(renaming, d, x, legal, goal, rng)
+    log_p = actor.masked_log_probs(x, legal)
+    nll = _target_nll(log_p[d], goal[d])
+    ref = reference[~d]
+    p_ref = ref.exp()  # zero on illegal moves, where ref is -inf
+    kl = (p_ref * (ref.clamp_min(-1e8) - log_p[~d])).sum(dim=1)
+    loss = (nll.sum() + anchor * kl.sum()) / len(d)
+    optimizer.zero_grad()
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(actor.parameters(), 1.0)
+    optimizer.step()
+    return np.array(
+        [float(nll.detach().sum()), len(nll), float(kl.detach().sum()), len(kl)]
+    )
 
 
 def suit_renamings(game: Any) -> tuple[torch.Tensor, torch.Tensor]:

@@ -3,21 +3,33 @@
 # epochs, then 750k steps of self-play MaskablePPO), seed 0; about 7 GB of memory at the
 # peak of the warm start. Then DAgger with the exact solver on stage 2 (docs/training.md,
 # docs/results.md): five rounds of 4,000 games against the heuristic and itself, then two
-# more with the suits renamed at random and 12 epochs, on other deals (seed 1).
+# more with the suits renamed at random and 12 epochs, on other deals (seed 1); a third
+# run of three rounds with the suits renamed, from the strong preset's network, only for
+# its data. Then one refit of the DAgger network to all three runs' decisions at once
+# (the suits renamed, the epoch best on the runs' held-out decisions: epoch 5). The
+# refit named its source pretrained:german_whist_v0, which was runs/gw-dagger-sym12's
+# network then (the same weights).
 parlour train german_whist_v0 --preset strong --run-dir runs/gw-strong
 python -m parlour.training.dagger runs/gw-strong --run-dir runs/gw-dagger --rounds 5 \
     --games 4000 --epochs 4 --learning-rate 3e-4 --workers 2
+python -m parlour.training.dagger runs/gw-strong --run-dir runs/gw-dagger-sym \
+    --rounds 3 --games 4000 --epochs 4 --learning-rate 3e-4 --workers 2 --suit-symmetry
 python -m parlour.training.dagger runs/gw-dagger --run-dir runs/gw-dagger-sym12 \
     --rounds 2 --games 4000 --epochs 12 --learning-rate 3e-4 --workers 2 \
     --suit-symmetry --seed 1
-# evaluation on fresh deals (seed 7373; seed 6161 chose this run over runs/gw-dagger);
-# against solver in chunks of 50 games (the card gives their games merged)
-parlour eval runs/gw-dagger-sym12 --vs random heuristic --games 2000 --duplicate \
-    --seed 7373 --stage2-quality 1000 --json runs/gw-dagger-sym12/eval.json
-for s in 7373 7374 7375 7376 7377 7393 7394 7395 7396 7397; do
-    parlour eval runs/gw-dagger-sym12 --vs solver --games 50 --duplicate --seed $s \
-        --json runs/gw-dagger-sym12/solver-$s.json
+python -m parlour.training.distil runs/gw-dagger-sym12 --out runs/distil-256x2 \
+    --data runs/gw-dagger runs/gw-dagger-sym runs/gw-dagger-sym12 --suit-symmetry \
+    --learning-rate 2e-4 --epochs 12 --patience 3
+# evaluation on fresh deals (seed 9404; seed 9303 and the held-out decisions chose this
+# refit among four); against solver in chunks of 100 games (the card gives them merged)
+parlour eval runs/distil-256x2 --vs heuristic --games 2000 --duplicate \
+    --seed 9404 --stage2-quality 1000 --json runs/eval/d256x2-9404.json
+parlour eval runs/distil-256x2 --vs random --games 2000 --duplicate --seed 9404 \
+    --json runs/eval/d256x2-9404.json
+for s in 9405 9406 9407 9408; do
+    parlour eval runs/distil-256x2 --vs solver --games 100 --duplicate --seed $s \
+        --json runs/eval/solver-$s.json
 done
-python -m parlour.training.pretrained runs/gw-dagger-sym12 --command-file command.sh \
-    --eval-json runs/gw-dagger-sym12/eval-random.json \
-    runs/gw-dagger-sym12/eval-heuristic.json --card card.md
+python -m parlour.training.pretrained runs/distil-256x2 --command-file command.sh \
+    --eval-json runs/eval/d256x2-9404-random.json \
+    runs/eval/d256x2-9404-heuristic.json --card card.md
