@@ -428,15 +428,10 @@ def run_command(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m parlour.training.distil``, the same as ``parlour distil``."""
-    parser = argparse.ArgumentParser(prog="python -m parlour.training.distil")
-    add_arguments(parser)
-    args = parser.parse_args(argv)
-    try:
-        return run_command(args)
-    except ValueError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
+    """``python -m parlour.training.distil``: ``parlour distil`` itself."""
+    from parlour.cli import main as parlour_main
+
+    return parlour_main(["distil", *(sys.argv[1:] if argv is None else argv)])
 
 
 if __name__ == "__main__":
