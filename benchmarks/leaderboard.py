@@ -1,12 +1,15 @@
 """Make ``docs/leaderboard.md``: one league per game with every bot kind, rated.
 
     python benchmarks/leaderboard.py [--db runs/leaderboard.sqlite] [--scale 1.0]
-        [--add ENV=SPEC ...] [--only ENV ...] [--append] [--executor ray [--address A]]
+        [--add ENV=SPEC ...] [--only ENV ...] [--no-shipped] [--append]
+        [--executor ray [--address A]]
 
 Each game gets a league (`parlour.league`) of ``random``, ``heuristic``, the
 heuristic with each of its tips switched off, the search bots (``pimc:4`` and ``solver``
-for the card games; ``optimal`` and ``threshold:N`` for the dice game) and any
-``--add ENV=SPEC`` (e.g. ``--add german_whist_v0=ckpt:runs/x``, a trained checkpoint).
+for the card games; ``optimal`` and ``threshold:N`` for the dice game), the shipped
+agents ``pretrained`` and ``expert`` where a model is shipped for the table's options
+(``--no-shipped`` leaves them out) and any ``--add ENV=SPEC`` (e.g. ``--add
+german_whist_v0=ckpt:runs/x``, a trained checkpoint).
 The games are stored in ``--db`` (a new file unless ``--append``); the document gets a
 table per game (openskill rating, win share and mean score with 95% CIs) and a plot per
 game in ``docs/leaderboard/``. ``--scale`` multiplies the games per table (0.1 for a
@@ -27,7 +30,7 @@ import time
 from pathlib import Path
 
 from parlour import agents, envs, league
-from parlour.training import distributed
+from parlour.training import distributed, pretrained
 from parlour.training.arena import teams_of
 
 # env -> (env options, games per table, the bot specs beyond random/heuristic/tips off)
@@ -44,6 +47,16 @@ GAMES: dict[str, tuple[dict, int, list[str]]] = {
         + ["threshold:14"],
     ),
 }
+
+
+def shipped_agents(env_name: str, options: dict) -> list[str]:
+    """``pretrained`` and ``expert`` where a model is shipped for these options (the
+    league names them by the network's hash), else none."""
+    try:
+        pretrained.model_dir(env_name, options)
+    except ValueError:
+        return []
+    return ["pretrained", "expert"]
 
 
 def agent_list(env_name: str, extra: list[str], added: list[str]) -> list[str]:
@@ -73,6 +86,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scale", type=float, default=1.0)
     parser.add_argument("--add", action="append", default=[], metavar="ENV=SPEC")
     parser.add_argument("--only", nargs="+", metavar="ENV", help="just these games")
+    parser.add_argument(
+        "--no-shipped",
+        action="store_true",
+        help="leave out the shipped agents (pretrained, expert)",
+    )
     parser.add_argument("--append", action="store_true")
     parser.add_argument("--executor", choices=["local", "ray"], default="local")
     parser.add_argument("--address", metavar="ADDR", help="Ray cluster (with ray)")
@@ -101,6 +119,8 @@ def main(argv: list[str] | None = None) -> int:
     plan = {}
     for env_name in chosen:
         options, games, extra = GAMES[env_name]
+        if not args.no_shipped:
+            extra = extra + shipped_agents(env_name, options)
         specs = agent_list(env_name, list(extra), list(added.get(env_name, [])))
         games = max(1, round(games * args.scale))
         # every spec is checked before the first game of the first league
@@ -182,6 +202,8 @@ def _replay_args(args: argparse.Namespace) -> list[str]:
         out.append(f"--add {shlex.quote(item)}")
     if args.only:
         out.append("--only " + " ".join(args.only))
+    if args.no_shipped:
+        out.append("--no-shipped")
     return out
 
 
@@ -222,9 +244,13 @@ How to read it:
   bot), `heuristic:-lookahead` the same without looking at the seats still to play,
   `threshold:N` stands at N or more.
 
-**Trained checkpoints: none are shipped yet.** Add one with
-`--add german_whist_v0=ckpt:runs/x` (repeatable, any game); a `ckpt:` agent is stored
-with the SHA-256 of its weights.
+**The shipped agents**: `pretrained` (the shipped network alone) and `expert` (the
+network with the game's search at play time, `docs/solvers.md`) sit at every table whose
+options a model is shipped for; the league stores each under the SHA-256 of its weights
+(`pretrained#HASH`, `expert#HASH`), so a table names the network it rated.
+Forty-Fives' table plays single deals, and its shipped model was trained for
+matches to 45, so it has none. Add any other checkpoint with
+`--add german_whist_v0=ckpt:runs/x` (repeatable, any game).
 
 **Over Ray**: `--executor ray [--address ADDR]` plays the leagues' batches as Ray tasks,
 on a local Ray or a cluster (`docs/scale-out.md`); each deal's seed fixes its games, so

@@ -31,23 +31,84 @@ def shipped_state() -> tuple[dict[str, np.ndarray], str]:
     return ckpt_io.to_numpy(loaded.tensors["policy"]), loaded.manifest["activation"]
 
 
-def test_rows_are_the_networks_decisive_solver_positions():
-    """Every kept solver row has fewer optimal moves than legal ones, all legal; the
-    misses counted are among them; anchor rows carry no target."""
-    state, activation = shipped_state()
-    data = dagger.play_round(ENV, {}, state, activation, tiny(games=8), 0)
+def check_rows(data: dagger.RoundData, games: int) -> None:
+    """The games counted; every kept teacher row has fewer best moves than legal ones,
+    all legal; the misses counted are among them; anchor rows carry no target."""
     s = data.stats
-    assert s["games"] == 8 and s["decisive"] == int(data.decisive.sum()) > 0
+    assert s["games"] == games and s["decisive"] == int(data.decisive.sum()) > 0
     assert 0 <= s["missed"] <= s["decisive"] <= s["solver_valued"] < s["decisions"]
     t, m = data.targets[data.decisive], data.masks[data.decisive]
     assert not (t & ~m).any()
     assert (t.sum(1) >= 1).all() and (t.sum(1) < m.sum(1)).all()
     assert not data.targets[~data.decisive].any()
+
+
+def test_rows_are_the_networks_decisive_solver_positions():
+    """Every kept solver row has fewer optimal moves than legal ones, all legal; the
+    misses counted are among them; anchor rows carry no target."""
+    state, activation = shipped_state()
+    data = dagger.play_round(ENV, {}, state, activation, tiny(games=8), 0)
+    check_rows(data, games=8)
+    s = data.stats
     # anchor_fraction 0 keeps no unlabelled row; the games and labels do not change
     none = dagger.play_round(
         ENV, {}, state, activation, tiny(games=8, anchor_fraction=0), 0
     )
     assert none.decisive.all() and none.stats == s
+
+
+FORTY_FIVES = "pretrained:forty_fives_v0"
+
+
+def test_pimc_teacher_labels_forty_fives_with_its_best_moves():
+    """The PIMC teacher (``pimc:2``) labels the network's searched Forty-Fives
+    decisions with the moves of the best mean value: legal, not empty, fewer than
+    the legal moves; the labels do not depend on the chunking of the games."""
+    loaded = ckpt_io.load(named("forty_fives_v0"))
+    state = ckpt_io.to_numpy(loaded.tensors["policy"])
+    args = ("forty_fives_v0", loaded.env_options, state, loaded.manifest["activation"])
+    settings = tiny(source=FORTY_FIVES, games=2, teacher="pimc:2")
+    data = dagger.play_round(*args, settings, 0)
+    check_rows(data, games=2)
+    # a game's labels depend on its deal, not on the games its worker played before
+    mine = [True, False, True, False]
+    jobs = [(seed, mine, "heuristic") for seed in dagger.round_seeds(0, 0, 2)]
+    both = dagger._play_chunk((*args, jobs, 0.0, 7, "pimc:2"))
+    second = dagger._play_chunk((*args, jobs[1:], 0.0, 7, "pimc:2"))
+    n = len(second.targets)
+    assert n and np.array_equal(both.targets[-n:], second.targets)
+
+
+def test_the_network_takes_one_partnership_against_the_opponent(monkeypatch):
+    """Four-player Forty-Fives: against ``heuristic`` the network holds one
+    partnership (seats 0 and 2, then 1 and 3 in the opponent's next game) and the
+    heuristic bot the other; against ``self`` it holds every seat."""
+    seen = []
+    real = dagger.play_game
+
+    def record(env, players, seed=None):
+        seen.append([type(p).__name__ for p in players])
+        return real(env, players, seed=seed)
+
+    monkeypatch.setattr(dagger, "play_game", record)
+    loaded = ckpt_io.load(named("forty_fives_v0"))
+    state = ckpt_io.to_numpy(loaded.tensors["policy"])
+    settings = tiny(source=FORTY_FIVES, games=4, teacher="pimc:1")
+    dagger.play_round(
+        "forty_fives_v0",
+        loaded.env_options,
+        state,
+        loaded.manifest["activation"],
+        settings,
+        0,
+    )
+    net, bot = "_Recorder", "FortyFivesHeuristic"
+    assert seen == [
+        [net, bot, net, bot],
+        [net] * 4,
+        [bot, net, bot, net],
+        [net] * 4,
+    ]
 
 
 def test_round_seeds_are_training_seeds_and_differ_by_round():
@@ -151,7 +212,10 @@ def test_interrupted_run_keeps_rounds_and_resumes_to_the_same_weights(
         ({"learning_rate": 0.0}, "learning_rate must be positive"),
         ({"opponents": ("bogus",)}, "opponent 'bogus'"),
         ({"source": "pretrained:nope"}, "no pretrained agent named nope"),
-        ({"source": "pretrained:forty_fives_v0"}, "no exact solver labels"),
+        ({"source": FORTY_FIVES}, "no exact solver.*its teacher: solver or pimc:N"),
+        ({"teacher": "heuristic"}, "teacher must be exact, solver or pimc:N"),
+        ({"teacher": "solver"}, "the PIMC teacher labels .* not german_whist_v0"),
+        ({"source": FORTY_FIVES, "teacher": "pimc:0"}, "PIMC samples must be"),
     ],
 )
 def test_bad_settings_fail_before_anything_is_written(tmp_path, changes, message):
@@ -244,6 +308,18 @@ def test_suit_symmetry_fits_and_is_refused_where_suits_differ(tmp_path):
     run = dagger.run(tiny(rounds=1, suit_symmetry=True), tmp_path / "a", say=print)
     assert run.records[0]["held_out_optimal"] is not None
     assert ckpt_io.load(tmp_path / "a").manifest["dagger"]["suit_symmetry"] is True
-    other = tiny(source="pretrained:forty_fives_v0", suit_symmetry=True)
+    other = tiny(source=FORTY_FIVES, suit_symmetry=True)
     with pytest.raises(ValueError, match="suit_symmetry renames the suits"):
         dagger.run(other, tmp_path / "b", say=print)
+
+
+def test_a_run_stored_before_the_teacher_setting_resumes_with_the_exact_one(tmp_path):
+    """Runs written before ``teacher`` existed hold no such field: they resume with
+    the exact solver, the only teacher there was."""
+    dagger.run(tiny(rounds=1), tmp_path / "old", say=lambda _: None)
+    stored = json.loads((tmp_path / "old" / dagger.SETTINGS).read_text())
+    del stored["teacher"]
+    (tmp_path / "old" / dagger.SETTINGS).write_text(json.dumps(stored))
+    settings, records = dagger._stored(tmp_path / "old")
+    assert settings == tiny(rounds=1) and settings.teacher == "exact"
+    assert len(records) == 1

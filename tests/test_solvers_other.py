@@ -278,6 +278,39 @@ def test_pimc_plays_legal_moves(env_id, options):
         assert bots[0].last_values  # it searched at least once
 
 
+@pytest.mark.parametrize("env_id,options", ENVS[:4])
+def test_pimc_search_gives_the_values_act_plays_on(env_id, options):
+    """`PIMCAgent.search` is `act`'s search: a twin bot (same seed, same turns) gets
+    the values `act` chose by, None exactly where `act` left the move to the base
+    bot, and `act`'s move is one of the best. A Forty-Fives robber's first turn is
+    not searched (whether to rob is the base bot's call), so the twin acts there."""
+    from parlour import envs
+
+    env = envs.make(env_id, **options)
+    player, twin = (agents.make("pimc:2", env_id, seed=5) for _ in range(2))
+    searched = [0]
+
+    def choose(turn):
+        player.last_values = {}
+        action = player.act(turn)
+        if isinstance(turn.game, FortyFives) and turn.legal_actions()[-1] >= ffr.ROB:
+            assert twin.search(turn) is None
+            assert twin.act(turn) == action
+            return action
+        values = twin.search(turn)
+        if values is None:
+            assert player.last_values == {}
+        else:
+            searched[0] += 1
+            assert values == player.last_values
+            assert sorted(values) == turn.legal_actions()
+            assert values[action] == max(values.values())
+        return action
+
+    play_turns(env, choose, seed=11)
+    assert searched[0] > 0
+
+
 def true_hands_agree(know: Knowledge, hands: list[int]) -> bool:
     return consistent(know, hands)
 

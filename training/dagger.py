@@ -1,5 +1,5 @@
-"""DAgger with the exact solver: fit a trained network to perfect play on the positions
-its own play reaches.
+"""DAgger with a solver as teacher: fit a trained network to the solver's play on
+the positions its own play reaches.
 
 A network imitated from a teacher's games learns the teacher's positions; the
 positions its own play leads to are others, and there it errs more (German Whist: the
@@ -7,26 +7,33 @@ shipped agent finds an optimal card in 99.4% of the teacher's held-out stage-2
 decisions but in 95% of the critical ones it reaches itself). DAgger (Ross, Gordon and
 Bagnell, AISTATS 2011) closes that gap: play the current network, label the positions
 it reached with the expert's answers, fit the network to everything labelled so far,
-and repeat. Here the expert is the env's exact solver (`parlour.agents.exact_moves`,
-German Whist's stage 2, where both hands are known): each such position is labelled
-with *every* optimal move, and the network is fitted to the probability of that set
-(``-log sum(p(a) for a in optimal)``, the imitation warm start's loss,
+and repeat. The expert (`Teacher`, ``teacher``) is the env's exact solver
+(``exact``: `parlour.agents.exact_moves`, German Whist's stage 2, where both hands are
+known), which labels each such position with *every* optimal move, or a trick game's
+PIMC bot (``solver``, ``pimc:N``: `parlour.agents.solver.tricks.PIMCAgent.search`),
+which labels the positions where it searches with every move of the best mean value
+over its sampled deals. The network is fitted to the probability of that set
+(``-log sum(p(a) for a in best)``, the imitation warm start's loss,
 `training.imitation`).
 
 Each round
 
 1. plays ``games`` games of the current network (greedy) against the ``opponents``,
-   in turn (any agent spec, or ``self``: the network in both seats), the network's
-   seat alternating; game ``i`` of round ``r`` is dealt from the ``i``-th seed of
-   ``SeedSequence([seed, r])``, below `training.selfplay.TRAIN_SEED_LIMIT`, so no
-   held-out evaluation (``parlour eval``, ``parlour arena``) deals one of them;
-2. keeps the network's *decisive* solver-valued decisions (the optimal moves are not
-   all the legal ones: the only ones the set loss can teach) and a share
-   ``anchor_fraction`` of its other decisions, where the solver knows nothing exact;
+   in turn (any agent spec, or ``self``: the network in every seat), the network
+   taking one side (a seat or a partnership, `training.arena.seatings`) and each
+   opponent's games going round the sides; game ``i`` of round ``r`` is dealt from
+   the ``i``-th seed of ``SeedSequence([seed, r])``, below
+   `training.selfplay.TRAIN_SEED_LIMIT`, so no held-out evaluation (``parlour
+   eval``, ``parlour arena``) deals one of them;
+2. keeps the network's *decisive* teacher-valued decisions (the best moves are not
+   all the legal ones: the only ones the set loss can teach; counted as
+   ``solver_valued`` and ``decisive``) and a share ``anchor_fraction`` of its other
+   decisions, where the teacher says nothing;
 3. fits the network for ``epochs`` passes over every round's decisions so far (the
    DAgger aggregate): the set loss on the decisive ones, plus ``anchor`` times the
    KL divergence from the *source* network's policy on the others, which holds the
-   play the solver cannot label (German Whist's stage 1) where it was;
+   play the teacher cannot label (German Whist's stage 1; Forty-Fives' bids, robbing,
+   trumps and discards) where it was;
 4. writes the actor as a checkpoint, ``RUN/checkpoints/round-N``, and points
    ``RUN/latest.json`` at it, so ``parlour eval RUN`` and ``ckpt:RUN`` play the latest
    round; ``RUN/rounds.json`` records each round's figures, among them the share of
@@ -66,12 +73,15 @@ from .. import envs
 from ..agents.base import Agent, Turn
 from ..progress import progress_bar
 from . import checkpoint as ckpt_io
-from .arena import play_game
+from .arena import play_game, seatings, teams_of
 from .imitation import _target_nll, _worker_init
 from .policy import ACTIVATIONS, NumpyPolicy, PolicyAgent, actor_state
 from .selfplay import TRAIN_SEED_LIMIT
 
 SELF = "self"
+EXACT = "exact"
+#: the trick games whose PIMC bots (`parlour.agents.solver.tricks.PIMCAgent`) teach
+PIMC_TEACHER_ENVS = ("forty_fives_v0", "fuenfzehnern_v0", "herzeln_v0")
 #: envs whose rules treat the suits alike, with their observations' suit renaming
 SUIT_SYMMETRIC = ("german_whist_v0",)
 HELD_OUT = 0.05  # share of each round's decisive rows held out of every fit
@@ -109,6 +119,11 @@ class Settings:
     """share of the unlabelled decisions kept for the anchor"""
     seed: int = 0
     """seeds the deals, the shuffles and the kept share"""
+    teacher: str = EXACT
+    """who labels the positions: ``exact`` (the env's exact solver, every optimal
+    move: German Whist's stage 2) or a PIMC bot, ``solver`` or ``pimc:N``, of a trick
+    game with one (Forty-Fives, Fünfzehnern, Herzeln: every move of the best mean
+    value over its sampled deals, where the bot searches)"""
     workers: int = 1
     """processes that play and label the games"""
     suit_symmetry: bool = False
@@ -217,15 +232,62 @@ class Actor(torch.nn.Module):
 
 
 # --- play and label -------------------------------------------------------------------
+class Teacher:
+    """The labeller of a teacher spec (`Settings.teacher`): called on a turn, the best
+    moves (sorted), or None where it knows nothing. ValueError (one line) for a spec
+    the env has no such teacher for."""
+
+    def __init__(self, spec: str, env_name: str, env_options: dict[str, Any]):
+        self.bot: Any = None
+        if spec == EXACT:
+            try:
+                self.optimal = agents_mod.exact_moves(env_name)
+            except ValueError as err:
+                pimc = env_name in PIMC_TEACHER_ENVS
+                raise ValueError(
+                    f"{err}; its teacher: solver or pimc:N" if pimc else str(err)
+                ) from None
+            return
+        if spec.split(":", 1)[0] not in ("solver", "pimc"):
+            raise ValueError(f"teacher must be {EXACT}, solver or pimc:N, got {spec!r}")
+        if env_name not in PIMC_TEACHER_ENVS:
+            raise ValueError(
+                f"teacher {spec!r}: the PIMC teacher labels "
+                f"{', '.join(PIMC_TEACHER_ENVS)}, not {env_name}"
+            )
+        from ..agents.solver.tricks import PIMCAgent
+
+        self.bot = agents_mod.make(spec, env_name, seed=0, env_options=env_options)
+        assert isinstance(self.bot, PIMCAgent)  # these envs' solver bots are
+
+    def reset(self, seed: int) -> None:
+        """Reseed a PIMC teacher's samples (each game's labels depend on its deal)."""
+        if self.bot is not None:
+            self.bot.reset(seed=seed)
+
+    def __call__(self, turn: Turn) -> list[int] | None:
+        if self.bot is None:
+            return self.optimal(turn.game, turn.state)
+        values = self.bot.search(turn)
+        if values is None:
+            return None
+        top = max(values.values())
+        return sorted(a for a, v in values.items() if v >= top - 1e-9)
+
+
 class _Recorder(Agent):
-    """The network as a player that keeps its decisions: the decisive solver-valued
-    ones with their optimal moves, a share of the unlabelled ones for the anchor."""
+    """The network as a player that keeps its decisions: the decisive teacher-valued
+    ones with their best moves, a share of the unlabelled ones for the anchor."""
 
     def __init__(
-        self, policy: PolicyAgent, env_name: str, anchor_fraction: float, seed: int
+        self,
+        policy: PolicyAgent,
+        teacher: Teacher,
+        anchor_fraction: float,
+        seed: int,
     ):
         self.policy, self.spec = policy, policy.spec
-        self.optimal = agents_mod.exact_moves(env_name)
+        self.optimal = teacher
         self.anchor_fraction = anchor_fraction
         self.rng = np.random.default_rng(seed)
         self.rows: tuple[list, list, list, list] = ([], [], [], [])
@@ -237,7 +299,7 @@ class _Recorder(Agent):
         action = int(self.policy.act(turn))
         mask = turn.mask.astype(bool)
         self.stats["decisions"] += 1
-        best = self.optimal(turn.game, turn.state)
+        best = self.optimal(turn)
         if best is None:
             if self.rng.random() < self.anchor_fraction:
                 self._keep(turn.observation, mask, np.zeros_like(mask), False)
@@ -270,15 +332,18 @@ class _Recorder(Agent):
 
 
 def _play_chunk(args: tuple) -> RoundData:
-    """Play one chunk of games of the network and keep its decisions (a worker job)."""
-    env_name, env_options, state, activation, jobs, anchor_fraction, seed = args
+    """Play one chunk of games of the network and keep its decisions (a worker job):
+    a job is (deal seed, the seats the network takes, the opponents' spec)."""
+    env_name, env_options, state, activation, jobs, anchor_fraction, seed, teach = args
     env = envs.make(env_name, **env_options)
     policy = PolicyAgent(NumpyPolicy(state, activation), "dagger")
-    learner = _Recorder(policy, env_name, anchor_fraction, seed)
+    teacher = Teacher(teach, env_name, env_options)
+    learner = _Recorder(policy, teacher, anchor_fraction, seed)
     opponents: dict[str, Agent] = {}
-    for game_seed, seat, spec in jobs:
+    for game_seed, mine, spec in jobs:
+        teacher.reset(game_seed + 104729)
         if spec == SELF:
-            players = [learner, learner]
+            players: list[Agent] = [learner] * len(mine)
         else:
             if spec not in opponents:
                 opponents[spec] = agents_mod.make(
@@ -286,7 +351,7 @@ def _play_chunk(args: tuple) -> RoundData:
                 )
             other = opponents[spec]
             other.reset(seed=game_seed + 7919)
-            players = [learner, other] if seat == 0 else [other, learner]
+            players = [learner if m else other for m in mine]
         play_game(env, players, seed=game_seed)
         learner.stats["games"] += 1
     env.close()
@@ -311,10 +376,16 @@ def play_round(
     progress: bool = False,
 ) -> RoundData:
     """Play and label one round's games (`Settings`) with the network ``state``; a
-    progress bar of the games on stderr with ``progress``."""
+    progress bar of the games on stderr with ``progress``. The network takes one
+    side (a seat, or a partnership: `training.arena.seatings`) and the opponent every
+    other seat; the opponents take turns game by game, and each one's games go round
+    the sides."""
     seeds = round_seeds(settings.seed, round_index, settings.games)
+    game = envs.make(env_name, raw=True, **env_options).game
+    sides = seatings(game.num_players, teams_of(game))
+    n = len(settings.opponents)
     jobs = [
-        (s, i % 2, settings.opponents[i % len(settings.opponents)])
+        (s, sides[(i // n) % len(sides)], settings.opponents[i % n])
         for i, s in enumerate(seeds)
     ]
     # chunks (and their generators) do not depend on the number of workers
@@ -328,6 +399,7 @@ def play_round(
             jobs[start : start + size],
             settings.anchor_fraction,
             settings.seed * 1_000_003 + round_index * 1009 + start,
+            settings.teacher,
         )
         for start in range(0, len(jobs), size)
     ]
@@ -537,7 +609,7 @@ def check_settings(settings: Settings) -> ckpt_io.Checkpoint:
             f"suit_symmetry renames the suits of {', '.join(SUIT_SYMMETRIC)} "
             f"observations, not {env_name}'s"
         )
-    agents_mod.exact_moves(env_name)  # an env without an exact solver
+    Teacher(settings.teacher, env_name, options)  # a teacher the env lacks
     if loaded.manifest.get("activation") not in ACTIVATIONS:
         raise ValueError(f"{settings.source}: unknown activation")
     game = envs.make(env_name, raw=True, **options).game

@@ -497,6 +497,15 @@ class FortyFivesPIMC(PIMCAgent):
             turn = replace(turn, mask=mask)
         return super().act(turn)
 
+    def search(self, turn: Turn) -> dict[int, float] | None:
+        """As `PIMCAgent.search`; None at the robber's first turn, where whether to
+        rob is the heuristic bot's call (`act`)."""
+        legal = turn.legal_actions()
+        if legal and legal[-1] >= rules.ROB:
+            self.observe(turn)
+            return None
+        return super().search(turn)
+
 
 make_agent = solver_agents(FortyFivesPIMC, DEFAULT_SAMPLES)
 

@@ -586,14 +586,30 @@ class PIMCAgent(Agent):
 
     # --- the decision -----------------------------------------------------------------
     def act(self, turn: Turn) -> int:
+        values = self.search(turn)
+        # the base bot decides every turn, searched or not (its own generator)
+        base = self.base.act(turn)
+        if values is None:
+            return base
+        best = max(values.values())
+        if values[base] >= best - 1e-9:
+            return base
+        legal = turn.legal_actions()
+        return next(a for a in legal if values[a] >= best - 1e-9)
+
+    def search(self, turn: Turn) -> dict[int, float] | None:
+        """Each legal move's mean value over the sampled worlds where PIMC decides
+        (trick play within the card limit, more than one legal move), else None; the
+        turn is observed (`observe`) either way. `act` plays the best, ties to the
+        base bot; DAgger's search teacher (`parlour.training.dagger`) labels with
+        every best move."""
         legal = turn.legal_actions()
         self.observe(turn)
-        base = self.base.act(turn)
         if len(legal) == 1 or not self.is_trick_play(turn):
-            return base
+            return None
         limit = self.cards_limit or self.max_cards.get(turn.game.num_players, 99)
         if turn.state.hands[turn.seat].bit_count() > limit:
-            return base
+            return None
         know = self.knowledge(turn)
         totals = dict.fromkeys(legal, 0.0)
         for _ in range(self.samples):
@@ -602,10 +618,7 @@ class PIMCAgent(Agent):
             for a in legal:
                 totals[a] += values[a]
         self.last_values = {a: v / self.samples for a, v in totals.items()}
-        best = max(totals.values())
-        if totals[base] >= best - 1e-9:
-            return base
-        return next(a for a in legal if totals[a] >= best - 1e-9)
+        return self.last_values
 
     def observe(self, turn: Turn) -> None:
         """Hook: games that must remember what they saw between turns update here."""

@@ -1,4 +1,4 @@
-"""``parlour dagger``: fit a network to the exact solver's moves on its positions."""
+"""``parlour dagger``: fit a network to a solver's moves on its own positions."""
 
 from __future__ import annotations
 
@@ -25,13 +25,15 @@ COMMANDS = (
     Command(
         "dagger",
         cmd_dagger,
-        help="fit a trained network to the exact solver's moves on the positions its "
-        "own play reaches (DAgger; German Whist's stage 2)",
+        help="fit a trained network to a solver's moves on the positions its own "
+        "play reaches (DAgger; German Whist's stage 2 exactly, or a trick game's PIMC "
+        "bot)",
         description="Round by round: the network plays (against --opponents), the "
-        "exact solver labels its decisive positions with every optimal move, and the "
-        "network is fitted to them, held near the source network elsewhere. Each "
-        "round is a checkpoint of RUN (parlour eval RUN, ckpt:RUN); Ctrl-C keeps the "
-        "finished rounds and --resume continues.",
+        "teacher (--teacher: exact, the env's exact solver, or solver / pimc:N, a "
+        "trick game's PIMC bot) labels its decisive positions with every best move, "
+        "and the network is fitted to them, held near the source network elsewhere. "
+        "Each round is a checkpoint of RUN (parlour eval RUN, ckpt:RUN); Ctrl-C keeps "
+        "the finished rounds and --resume continues.",
         arguments=_dagger_arguments,
         quiet=True,
     ),
