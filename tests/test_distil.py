@@ -153,7 +153,7 @@ def test_command_line_one_line_error(runs, tmp_path, capsys):
     )
     assert code == 2
     assert capsys.readouterr().err.strip().splitlines() == [
-        "error: epochs must be a positive integer, got 0"
+        "parlour distil: error: epochs must be a positive integer, got 0"
     ]
 
 

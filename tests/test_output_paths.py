@@ -96,6 +96,11 @@ DIR_OPTIONS = {
         "--run-dir",
         [("parlour.training.dagger", "play_round")],
     ),
+    "distil --out": (
+        ["distil", "pretrained:german_whist_v0", "--data", "runs/none"],
+        "--out",
+        [("parlour.training.distil", "load_runs")],
+    ),
     "bench --out": (
         ["bench", "german_whist_v0", "--steps", HUGE],
         "--out",
@@ -149,6 +154,7 @@ IMPORT_FIRST = (
     "parlour.training.exploit",
     "parlour.training.bench",
     "parlour.training.dagger",
+    "parlour.training.distil",
     "parlour.training.yardsticks",
     "parlour.training.train",
     "parlour.training.tips",

@@ -22,8 +22,8 @@ and source give, counted once) and keeps the epoch whose held-out rows are best:
 
 The result is a checkpoint (the actor only, as a DAgger round writes) with the fit's
 figures in ``distil.json`` beside it; Ctrl-C stops the fit and writes the best epoch so
-far. ``python -m parlour.training.distil --help`` is
-the command line; every argument is checked before anything is written.
+far. ``parlour distil --help`` (or ``python -m parlour.training.distil``) is the
+command line; every argument is checked before anything is written.
 """
 
 from __future__ import annotations
@@ -391,14 +391,15 @@ def run(
     return path, history
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m parlour.training.distil``: refit a network to DAgger runs' rows."""
-    parser = argparse.ArgumentParser(prog="python -m parlour.training.distil")
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The arguments of ``parlour distil``: `Settings`' fields and --out."""
     defaults = Settings(source="", data=())
     parser.add_argument("source", help="checkpoint, run directory or pretrained:NAME")
     parser.add_argument("--data", nargs="+", required=True, help="DAgger run dirs")
     parser.add_argument("--out", required=True, help="the checkpoint to write")
-    parser.add_argument("--hidden", type=int, nargs="+", default=[])
+    parser.add_argument(
+        "--hidden", type=int, nargs="+", default=[], help="hidden layer widths"
+    )
     for name in ("epochs", "patience", "batch_size", "seed"):
         parser.add_argument(
             "--" + name.replace("_", "-"), type=int, default=getattr(defaults, name)
@@ -408,34 +409,29 @@ def main(argv: Sequence[str] | None = None) -> int:
             "--" + name.replace("_", "-"), type=float, default=getattr(defaults, name)
         )
     parser.add_argument("--suit-symmetry", action="store_true")
-    args = parser.parse_args(argv)
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """Run ``parlour distil`` with parsed ``args``: bad input raises ValueError (the
+    command line's one line, exit 2) before anything is written."""
     torch.set_num_threads(1)
-    settings = Settings(
-        source=args.source,
-        data=tuple(args.data),
-        hidden=tuple(args.hidden),
-        **{
-            k: getattr(args, k)
-            for k in (
-                "epochs",
-                "patience",
-                "learning_rate",
-                "weight_decay",
-                "batch_size",
-                "anchor",
-                "suit_symmetry",
-                "seed",
-            )
-        },
-    )
+    names = [f.name for f in dataclasses.fields(Settings)]
+    values = {k: getattr(args, k) for k in names if k not in ("data", "hidden")}
+    settings = Settings(**values, data=tuple(args.data), hidden=tuple(args.hidden))
     try:
         path, history = run(settings, args.out)
-    except (ValueError, OSError, ckpt_io.CheckpointError) as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
+    except (OSError, ckpt_io.CheckpointError) as err:
+        raise ValueError(str(err)) from None
     best = max(history, key=lambda e: e.held_out_optimal)
     print(f"checkpoint: {path} (epoch {best.epoch}, {best.held_out_optimal:.2%})")
     return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m parlour.training.distil``: ``parlour distil`` itself."""
+    from parlour.cli import main as parlour_main
+
+    return parlour_main(["distil", *(sys.argv[1:] if argv is None else argv)])
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
-"""``parlour dagger``: fit a network to a solver's moves on its own positions."""
+"""``parlour dagger``: fit a network to a solver's moves on its own positions;
+``parlour distil``: refit one to several DAgger runs' rows at once."""
 
 from __future__ import annotations
 
@@ -20,6 +21,19 @@ def _dagger_arguments(p: argparse.ArgumentParser) -> None:
     dagger.add_arguments(p)
 
 
+def cmd_distil(args: argparse.Namespace) -> int:
+    from ..training import distil
+
+    return distil.run_command(args)
+
+
+def _distil_arguments(p: argparse.ArgumentParser) -> None:
+    """The arguments of ``parlour distil`` (`parlour.training.distil.Settings`)."""
+    from ..training import distil
+
+    distil.add_arguments(p)
+
+
 #: the subcommands of this module (`parlour.cli.build_parser` adds them)
 COMMANDS = (
     Command(
@@ -36,5 +50,18 @@ COMMANDS = (
         "the finished rounds and --resume continues.",
         arguments=_dagger_arguments,
         quiet=True,
+    ),
+    Command(
+        "distil",
+        cmd_distil,
+        help="refit a network to the labelled decisions of several DAgger runs at "
+        "once, optionally wider or deeper, keeping the epoch best on their held-out "
+        "rows",
+        description="The set loss on every run's decisive rows (held-out rows kept "
+        "aside to choose the epoch), the KL divergence to the source on the others; "
+        "--hidden widens or deepens the network without changing its play. Writes "
+        "the best epoch's actor as the checkpoint --out (figures in distil.json); "
+        "Ctrl-C writes the best epoch so far.",
+        arguments=_distil_arguments,
     ),
 )
