@@ -18,13 +18,16 @@ parlour dagger pretrained:german_whist_v0.honeymoon --run-dir runs/hm-dagger --r
 # seed 9505 chose round 3 over a continuation with suit renaming (docs/results.md)
 parlour eval runs/hm-dagger --vs heuristic --games 2000 --duplicate --seed 9505 \
     --stage2-quality 500
-# evaluation on fresh deals: seed 9606 against the heuristic and random, 9607 against solver
+# evaluation on fresh deals: seed 9606 against the heuristic and random, 9607-9609 solver
 parlour eval runs/hm-dagger --vs heuristic --games 4000 --duplicate --seed 9606 \
     --json runs/hm-dagger/e9606.json
 parlour eval runs/hm-dagger --vs random --games 2000 --duplicate --seed 9606 \
     --json runs/hm-dagger/e9606.json
-parlour eval runs/hm-dagger --vs solver --games 20 --duplicate --seed 9607 \
-    --json runs/hm-dagger/e9607.json
+# against solver in chunks of 20 matches (the card gives them merged; the manifest 9607's)
+for s in 9607 9608 9609; do
+    parlour eval runs/hm-dagger --vs solver --games 20 --duplicate --seed $s \
+        --json runs/hm-dagger/e$s.json
+done
 python -m parlour.training.pretrained runs/hm-dagger --command-file command.sh \
     --eval-json runs/hm-dagger/e9606-random.json runs/hm-dagger/e9606-heuristic.json \
     runs/hm-dagger/e9607-solver.json --card card.md
