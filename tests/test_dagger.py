@@ -111,6 +111,33 @@ def test_the_network_takes_one_partnership_against_the_opponent(monkeypatch):
     ]
 
 
+def test_honeymoon_match_rows_come_from_every_deal_of_the_match():
+    """From the shipped Honeymoon model, a round plays whole matches to 14 and labels
+    the decisive stage-2 positions of every deal, not only the first (the solver's
+    most tricks of the deal: the more tricks, the more match points for the seat or
+    the fewer for its opponent)."""
+    hm = "pretrained:german_whist_v0.honeymoon"
+    loaded = ckpt_io.load(named(hm.removeprefix("pretrained:")))
+    options = loaded.env_options
+    assert (
+        options["variant"] == "honeymoon" and options.get("episode", "match") == "match"
+    )
+    state = ckpt_io.to_numpy(loaded.tensors["policy"])
+    settings = tiny(source=hm, games=2)
+    dagger.check_settings(settings)
+    data = dagger.play_round(
+        ENV, options, state, loaded.manifest["activation"], settings, 0
+    )
+    n = 54  # the Honeymoon pack
+    rows = data.observations[data.decisive]
+    assert rows.shape[1] == 8 * n + 18 and len(rows) > 0
+    assert (rows[:, 8 * n + 8] == 1).all()  # stage 2
+    match_points = rows[:, 8 * n + 16 : 8 * n + 18].sum(1)
+    assert (match_points == 0).any() and (match_points > 0).any()
+    t, m = data.targets[data.decisive], data.masks[data.decisive]
+    assert not (t & ~m).any() and (t.sum(1) < m.sum(1)).all()
+
+
 def test_round_seeds_are_training_seeds_and_differ_by_round():
     a, b = dagger.round_seeds(0, 0, 50), dagger.round_seeds(0, 1, 50)
     assert all(0 <= x < 2**31 for x in a + b)
@@ -272,17 +299,22 @@ def _renamed_state(state, moved_to: np.ndarray, perm: tuple[int, ...]):
     return out
 
 
+@pytest.mark.parametrize("variant", ["german", "honeymoon"])
 @pytest.mark.parametrize("seed", range(4))
-def test_suit_renaming_renames_observation_mask_and_optimal_moves(seed):
+def test_suit_renaming_renames_observation_mask_and_optimal_moves(seed, variant):
     """A stage-2 position with its suits renamed: its observation, legal cards and
-    optimal cards are the original's, renamed by `suit_permutation`'s indices."""
+    optimal cards are the original's, renamed by `suit_permutation`'s indices. In
+    Honeymoon Whist too: the Jokers stay top trumps of whichever suit is trumps, and
+    the rule that a turned Joker makes spades trumps is spent by stage 2."""
     from parlour import envs
     from parlour.agents.solver.german_whist import optimal_moves, random_stage2_state
     from parlour.envs.german_whist.observation import encode, suit_permutation
 
-    game = envs.make(ENV, raw=True).game
+    game = envs.make(ENV, raw=True, variant=variant).game
     rng = np.random.default_rng(seed)
     state = random_stage2_state(game, 6, rng)
+    while game.honeymoon and not (state.hands[0] | state.hands[1]) & game.jokers:
+        state = random_stage2_state(game, 6, rng)  # a Joker in play, kept in place
     state.voids = [int(rng.integers(16)), int(rng.integers(16))]
     if seed % 2:  # a trick under way: the follower decides
         game.apply(state, game.legal_actions(state)[0])
@@ -294,12 +326,12 @@ def test_suit_renaming_renames_observation_mask_and_optimal_moves(seed):
         assert np.array_equal(
             encode(game, renamed, seat), encode(game, state, seat)[obs_index]
         )
-    legal = np.zeros(52, dtype=bool)
+    legal = np.zeros(game.deck.size, dtype=bool)
     legal[game.legal_actions(state)] = True
     assert sorted(game.legal_actions(renamed)) == list(
         np.flatnonzero(legal[card_index])
     )
-    best = np.zeros(52, dtype=bool)
+    best = np.zeros(game.deck.size, dtype=bool)
     best[optimal_moves(game, state)] = True
     assert optimal_moves(game, renamed) == list(np.flatnonzero(best[card_index]))
 

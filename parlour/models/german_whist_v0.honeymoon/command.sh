@@ -4,14 +4,30 @@
 # self-play began (its teacher games were kept from a first start); then the run was resumed
 # beside the sb3 recipe's run and stopped by Ctrl-C after 25 minutes of self-play wall time
 # (docs/results.md, "Honeymoon Whist, Fünfzehnern and Herzeln: the batch backend against the
-# sb3 recipe at equal wall time"). The shipped agent is the run's last checkpoint.
+# sb3 recipe at equal wall time"). Its last checkpoint was the agent shipped until 2026-12-05.
 parlour train german_whist_v0 --backend batch --preset batch --run-dir runs/hm-eq-batch \
     --set total_timesteps=1000000000 --set env_options.variant=honeymoon
 parlour train german_whist_v0 --backend batch --resume --run-dir runs/hm-eq-batch
-parlour eval runs/hm-eq-batch --vs random heuristic --games 4000 --duplicate --seed 777 \
-    --json runs/hm-eq-batch/hm-batch.json
-parlour eval pretrained:german_whist_v0.honeymoon --vs solver --games 100 --duplicate \
-    --seed 777 --json runs/hm-eq-batch/hm-solver.json
-python -m parlour.training.pretrained runs/hm-eq-batch --command-file command.sh \
-    --eval-json runs/hm-eq-batch/hm-batch-random.json runs/hm-eq-batch/hm-batch-heuristic.json \
-    runs/hm-eq-batch/hm-solver-solver.json --card card.md
+# Then DAgger with the exact solver on stage 2 (docs/training.md; docs/results.md,
+# "Honeymoon Whist: DAgger with the exact solver"): three rounds of 1,500 matches against
+# the heuristic and itself, each decisive stage-2 decision labelled with the cards that take
+# the most tricks; the shipped agent is round 3. The source was the model shipped then
+# (runs/hm-eq-batch's last checkpoint).
+parlour dagger pretrained:german_whist_v0.honeymoon --run-dir runs/hm-dagger --rounds 3 \
+    --games 1500 --epochs 4 --learning-rate 3e-4 --workers 1
+# seed 9505 chose round 3 over a continuation with suit renaming (docs/results.md)
+parlour eval runs/hm-dagger --vs heuristic --games 2000 --duplicate --seed 9505 \
+    --stage2-quality 500
+# evaluation on fresh deals: seed 9606 against the heuristic and random, 9607-9609 solver
+parlour eval runs/hm-dagger --vs heuristic --games 4000 --duplicate --seed 9606 \
+    --json runs/hm-dagger/e9606.json
+parlour eval runs/hm-dagger --vs random --games 2000 --duplicate --seed 9606 \
+    --json runs/hm-dagger/e9606.json
+# against solver in chunks of 20 matches (the card gives them merged; the manifest 9607's)
+for s in 9607 9608 9609; do
+    parlour eval runs/hm-dagger --vs solver --games 20 --duplicate --seed $s \
+        --json runs/hm-dagger/e$s.json
+done
+python -m parlour.training.pretrained runs/hm-dagger --command-file command.sh \
+    --eval-json runs/hm-dagger/e9606-random.json runs/hm-dagger/e9606-heuristic.json \
+    runs/hm-dagger/e9607-solver.json --card card.md
