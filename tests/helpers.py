@@ -3,6 +3,7 @@ folder on ``sys.path``, as it does for ``ray_cluster``)."""
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Callable, Iterator
 from types import SimpleNamespace
 from typing import Any
@@ -98,3 +99,11 @@ def record_engine_steps(env: Any) -> list[tuple[Any, Any, Any]]:
 
     env.step = step
     return log
+
+
+def as_from_a_terminal() -> None:
+    """``preexec_fn`` for a child a test interrupts with SIGINT: the default SIGINT
+    disposition, as a shell gives a foreground command. A test run started in the
+    background of a non-interactive shell (``make test &``) ignores SIGINT, and its
+    children would inherit that and never see the test's Ctrl-C."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

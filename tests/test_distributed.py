@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import as_from_a_terminal
 
 from parlour import league
 from parlour.cli import main
@@ -384,6 +385,7 @@ def test_ctrl_c_over_ray_stops_cleanly(tmp_path, command):
         [sys.executable, "-m", "parlour.cli", *argv, "--executor", "ray"],
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=as_from_a_terminal,
     )
     err = ""
     deadline = time.time() + 120

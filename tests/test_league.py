@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import as_from_a_terminal
 
 import parlour
 from parlour import league
@@ -391,6 +392,7 @@ def test_ctrl_c_on_the_cli_keeps_the_finished_batches(tmp_path):
         [sys.executable, "-m", "parlour.cli", *argv, "--db", str(db), "--quiet"],
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=as_from_a_terminal,
     )
     deadline = time.time() + 60
     while time.time() < deadline and len(stored(db)) < 8:

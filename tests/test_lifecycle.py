@@ -15,7 +15,7 @@ import re
 import numpy as np
 import pytest
 import torch
-from helpers import TINY_TRAINING
+from helpers import TINY_TRAINING, as_from_a_terminal
 
 from parlour.cli import main as cli
 from parlour.cli import parlour_command
@@ -542,6 +542,7 @@ def test_real_ctrl_c_with_collecting_workers(tmp_path):
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        preexec_fn=as_from_a_terminal,
     )
     try:
         deadline = time.time() + 120
