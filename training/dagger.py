@@ -80,8 +80,6 @@ from .selfplay import TRAIN_SEED_LIMIT
 
 SELF = "self"
 EXACT = "exact"
-#: the trick games whose PIMC bots (`parlour.agents.solver.tricks.PIMCAgent`) teach
-PIMC_TEACHER_ENVS = ("forty_fives_v0", "fuenfzehnern_v0", "herzeln_v0")
 #: envs whose rules treat the suits alike, with their observations' suit renaming
 SUIT_SYMMETRIC = ("german_whist_v0",)
 HELD_OUT = 0.05  # share of each round's decisive rows held out of every fit
@@ -232,6 +230,21 @@ class Actor(torch.nn.Module):
 
 
 # --- play and label -------------------------------------------------------------------
+def _pimc_bot(spec: str, env_name: str, env_options: dict[str, Any]) -> Any:
+    """The env's PIMC bot of ``spec`` (`parlour.agents.solver.tricks.PIMCAgent`, whose
+    `search` gives every move's value), or None where its search bot is another kind
+    or it has none; a bad ``pimc:N`` is the bot factory's one line."""
+    from ..agents.solver.tricks import PIMCAgent
+
+    try:
+        bot = agents_mod.make(spec, env_name, seed=0, env_options=env_options)
+    except ValueError:
+        if spec.startswith("pimc:") and _pimc_bot("solver", env_name, env_options):
+            raise  # the env has the teacher: the samples are what is wrong
+        return None
+    return bot if isinstance(bot, PIMCAgent) else None
+
+
 class Teacher:
     """The labeller of a teacher spec (`Settings.teacher`): called on a turn, the best
     moves (sorted), or None where it knows nothing. ValueError (one line) for a spec
@@ -243,22 +256,20 @@ class Teacher:
             try:
                 self.optimal = agents_mod.exact_moves(env_name)
             except ValueError as err:
-                pimc = env_name in PIMC_TEACHER_ENVS
+                pimc = _pimc_bot("solver", env_name, env_options) is not None
                 raise ValueError(
                     f"{err}; its teacher: solver or pimc:N" if pimc else str(err)
                 ) from None
             return
         if spec.split(":", 1)[0] not in ("solver", "pimc"):
             raise ValueError(f"teacher must be {EXACT}, solver or pimc:N, got {spec!r}")
-        if env_name not in PIMC_TEACHER_ENVS:
+        self.bot = _pimc_bot(spec, env_name, env_options)
+        if self.bot is None:
+            having = [n for n in envs.names() if _pimc_bot("solver", n, {}) is not None]
             raise ValueError(
                 f"teacher {spec!r}: the PIMC teacher labels "
-                f"{', '.join(PIMC_TEACHER_ENVS)}, not {env_name}"
+                f"{', '.join(having)}, not {env_name}"
             )
-        from ..agents.solver.tricks import PIMCAgent
-
-        self.bot = agents_mod.make(spec, env_name, seed=0, env_options=env_options)
-        assert isinstance(self.bot, PIMCAgent)  # these envs' solver bots are
 
     def reset(self, seed: int) -> None:
         """Reseed a PIMC teacher's samples (each game's labels depend on its deal)."""
