@@ -53,6 +53,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
+import importlib
 import itertools
 import json
 import math
@@ -80,8 +81,6 @@ from .selfplay import TRAIN_SEED_LIMIT
 
 SELF = "self"
 EXACT = "exact"
-#: envs whose rules treat the suits alike, with their observations' suit renaming
-SUIT_SYMMETRIC = ("german_whist_v0",)
 HELD_OUT = 0.05  # share of each round's decisive rows held out of every fit
 SETTINGS = "dagger.json"
 ROUNDS = "rounds.json"
@@ -541,12 +540,23 @@ def fit_step(
     )
 
 
-def suit_renamings(game: Any) -> tuple[torch.Tensor, torch.Tensor]:
-    """Every renaming of the four suits as observation and card indices
-    (`parlour.envs.german_whist.observation.suit_permutation`), the identity first."""
-    from ..envs.german_whist.observation import suit_permutation
+def check_suit_symmetry(env_name: str) -> None:
+    """ValueError (one line) unless the env's record renames its suits
+    (``suit_renaming``: its rules treat the suits alike)."""
+    if not envs.record(env_name).suit_renaming:
+        having = [r.name for r in envs.records() if r.suit_renaming]
+        raise ValueError(
+            f"suit_symmetry renames the suits of {', '.join(having)} observations, "
+            f"not {env_name}'s"
+        )
 
-    pairs = [suit_permutation(game, p) for p in itertools.permutations(range(4))]
+
+def suit_renamings(env_name: str, game: Any) -> tuple[torch.Tensor, torch.Tensor]:
+    """Every renaming of the four suits as observation and card indices (the env
+    record's ``suit_renaming``), the identity first."""
+    mod, attr = envs.record(env_name).suit_renaming.split(":")
+    rename = getattr(importlib.import_module(mod), attr)
+    pairs = [rename(game, p) for p in itertools.permutations(range(4))]
     return (
         torch.from_numpy(np.stack([o for o, _ in pairs])),
         torch.from_numpy(np.stack([c for _, c in pairs])),
@@ -615,11 +625,8 @@ def check_settings(settings: Settings) -> ckpt_io.Checkpoint:
         raise ValueError("opponents: name at least one (an agent spec or self)")
     loaded = ckpt_io.load(_source_checkpoint(settings.source))
     env_name, options = loaded.env_name, loaded.env_options
-    if settings.suit_symmetry and env_name not in SUIT_SYMMETRIC:
-        raise ValueError(
-            f"suit_symmetry renames the suits of {', '.join(SUIT_SYMMETRIC)} "
-            f"observations, not {env_name}'s"
-        )
+    if settings.suit_symmetry:
+        check_suit_symmetry(env_name)
     Teacher(settings.teacher, env_name, options)  # a teacher the env lacks
     if loaded.manifest.get("activation") not in ACTIVATIONS:
         raise ValueError(f"{settings.source}: unknown activation")
@@ -700,7 +707,9 @@ def run(
     torch.manual_seed(settings.seed)
     renaming = None
     if settings.suit_symmetry:
-        renaming = suit_renamings(envs.make(env_name, raw=True, **options).game)
+        renaming = suit_renamings(
+            env_name, envs.make(env_name, raw=True, **options).game
+        )
     checkpoint = ckpt_io.resolve(path) if done else None
     # the rounds' kept decisions, read from disk once (a resumed run's earlier rounds)
     parts = [RoundData.load(path / "data" / f"round-{i}.npz") for i in range(done)]

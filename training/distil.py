@@ -47,10 +47,10 @@ from .dagger import (
     _DROPPED,
     HELD_OUT,
     SETTINGS,
-    SUIT_SYMMETRIC,
     Actor,
     RoundData,
     _source_checkpoint,
+    check_suit_symmetry,
     fit_step,
     held_out_rows,
     suit_renamings,
@@ -320,11 +320,8 @@ def check_settings(settings: Settings) -> ckpt_io.Checkpoint:
     if not settings.data:
         raise ValueError("data: name at least one DAgger run directory")
     loaded = ckpt_io.load(_source_checkpoint(settings.source))
-    if settings.suit_symmetry and loaded.env_name not in SUIT_SYMMETRIC:
-        raise ValueError(
-            f"suit_symmetry renames the suits of {', '.join(SUIT_SYMMETRIC)} "
-            f"observations, not {loaded.env_name}'s"
-        )
+    if settings.suit_symmetry:
+        check_suit_symmetry(loaded.env_name)
     if settings.hidden:
         if loaded.manifest.get("activation") != "relu":
             raise ValueError("hidden widens ReLU networks only")
@@ -362,7 +359,7 @@ def run(
     )
     torch.manual_seed(settings.seed)
     actor = Actor(state, activation)
-    renaming = suit_renamings(game) if settings.suit_symmetry else None
+    renaming = suit_renamings(loaded.env_name, game) if settings.suit_symmetry else None
     say(
         f"{len(rows.rounds)} rounds: {int(rows.data.decisive.sum()):,} decisive rows "
         f"({int((rows.held & rows.data.decisive).sum()):,} held out), "

@@ -45,6 +45,10 @@ class GameRecord:
     """``"module:function"``: ``function(game, state)`` gives every optimal action
     where an exact solver values the position, else None (``endgame:SPEC``, the
     warm start's solver labels)"""
+    suit_renaming: str = ""
+    """``"module:function"``: ``function(game, perm)`` gives the index arrays that
+    rename the four suits of an observation and of an action vector, where the rules
+    treat the suits alike (DAgger's and the refit's ``suit_symmetry``)"""
     exact_yardstick: str = ""
     """``"module:attribute"`` of the game's exact yardstick (a
     `parlour.training.yardsticks.Yardstick`: what it measures and its report), where

@@ -17,6 +17,7 @@ GAME = GameRecord(
     heuristic="parlour.agents.german_whist:GermanWhistHeuristic",
     extra_agents="parlour.agents.solver.german_whist:make_agent",
     exact_moves="parlour.agents.solver.german_whist:optimal_moves",
+    suit_renaming="parlour.envs.german_whist.observation:suit_permutation",
     extra_kinds=("solver", "pimc:N"),
     tips_studies=("agreement",),
     exact_yardstick="parlour.training.yardsticks:STAGE2",
