@@ -2,9 +2,15 @@
 
 ``ckpt:PATH`` accepts a checkpoint directory, its manifest, or a run directory (its
 latest checkpoint). ``ckpt:PATH@sample`` samples from the policy instead of taking its
-best move. A checkpoint made for another env or other options is refused with a message
-saying so. On a Ray worker the agent is built from the weights the driver shipped
-(``shipped``), never from a file the worker would have to reach.
+best move. In an env whose record renames its suits (``suit_renaming``: German and
+Honeymoon Whist), ``ckpt:PATH@sym`` plays the policy averaged over the 24 renamings of
+the four suits (`parlour.training.policy.SuitAverage`) and ``ckpt:PATH@plain`` the
+network alone; without either, the checkpoint's manifest says which (its
+``suit_average`` field, set on the shipped German Whist models), and the network alone
+where it says nothing. A checkpoint made for another env or other options is refused
+with a message saying so. On a Ray worker the agent is built from the weights the
+driver shipped (``shipped``, with the manifest), never from a file the worker would
+have to reach.
 """
 
 from __future__ import annotations
@@ -14,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from ..training import checkpoint as ckpt_io
-from ..training.policy import NumpyPolicy, PolicyAgent
+from ..training.policy import NumpyPolicy, PolicyAgent, SuitAverage, suit_renamings
+from .spec import SAMPLE, SUIT_SUFFIX
 
 
 class CheckpointAgent(PolicyAgent):
@@ -28,6 +35,7 @@ class CheckpointAgent(PolicyAgent):
         seed: int | None = None,
         deterministic: bool = True,
         shipped: Any = None,
+        suit_average: bool | None = None,
     ):
         from .. import envs
 
@@ -48,6 +56,15 @@ class CheckpointAgent(PolicyAgent):
             game.num_actions,
         )
         policy = NumpyPolicy(weights, ckpt.manifest.get("activation", "tanh"))
-        spec = f"ckpt:{path}" + ("" if deterministic else "@sample")
-        super().__init__(policy, spec, deterministic=deterministic, seed=seed)
+        averaged = None
+        if ckpt.suit_average if suit_average is None else suit_average:
+            averaged = SuitAverage(policy, suit_renamings(env_name, game))
+        spec = (
+            f"ckpt:{path}"
+            + ("" if suit_average is None else SUIT_SUFFIX[suit_average])
+            + ("" if deterministic else SAMPLE)
+        )
+        super().__init__(
+            policy, spec, deterministic=deterministic, seed=seed, suit_average=averaged
+        )
         self.step = ckpt.step

@@ -13,14 +13,19 @@ game records' own kinds (`parlour.envs.GameRecord.extra_kinds`: ``solver``,
 |---|---|
 | ``random`` | uniform over the legal moves |
 | ``heuristic[:+tip,-tip…]`` | the game's heuristic bot, strategy tips switched on/off |
-| ``ckpt:PATH[@sample]`` | a checkpoint, or a run directory's latest one |
-| ``pretrained[:NAME][@sample]`` | the game's shipped agent for its options, or the
-  shipped model ``NAME`` (``parlour list`` names them) |
+| ``ckpt:PATH[@sym|@plain][@sample]`` | a checkpoint, or a run directory's latest one |
+| ``pretrained[:NAME][@sym|@plain][@sample]`` | the game's shipped agent for its
+  options, or the shipped model ``NAME`` (``parlour list`` names them) |
 | ``expert`` | the shipped network with the game's search at play time
   (`parlour.agents.expert`) |
 | ``endgame:SPEC`` | ``SPEC`` corrected by the game's exact solver |
 | ``text:scripted`` | the scripted text player of `parlour.text` |
 | ``solver``, ``pimc:N``, ``optimal``, ``threshold:N`` | the games' own kinds |
+
+``@sample`` samples from the policy instead of playing its best move; ``@sym`` plays
+the policy averaged over the renamings of the suits (envs whose record has
+``suit_renaming``), ``@plain`` the network alone, and without either the checkpoint's
+manifest chooses (`parlour.agents.checkpoint`).
 """
 
 from __future__ import annotations
@@ -34,6 +39,8 @@ from .. import envs
 from .base import Agent
 
 SAMPLE = "@sample"
+#: ``suit_average`` -> its suffix: the suit-averaged policy, or the network alone
+SUIT_SUFFIX = {True: "@sym", False: "@plain"}
 
 # How a kind's argument is written after ``KIND:``.
 NONE = "none"  # no argument
@@ -61,6 +68,9 @@ class AgentSpec:
     """``pimc:N``, ``threshold:N``: the number"""
     sample: bool = False
     """``@sample``: sample from the policy instead of its best move"""
+    suit_average: bool | None = None
+    """``@sym`` (True): the policy averaged over the suit renamings; ``@plain``
+    (False): the network alone; None: as the checkpoint's manifest says"""
 
     def __post_init__(self) -> None:
         # a spec made in code holds what its kind's text needs, as a parsed one does
@@ -70,7 +80,8 @@ class AgentSpec:
             SPEC: self.inner is None,
             PATH: not self.path,
         }.get(kind.argument, False)
-        if missing or (self.sample and not kind.samples):
+        policy_only = self.sample or self.suit_average is not None
+        if missing or (policy_only and not kind.samples):
             raise ValueError(f"not a {kind.word} spec: {self!r}")
 
     @classmethod
@@ -81,21 +92,40 @@ class AgentSpec:
             raise ValueError(f"agent spec must be a non-empty string, got {text!r}")
         text = text.strip()
         word, colon, arg = text.partition(":")
-        sample = False
-        if not colon and word.endswith(SAMPLE):  # pretrained@sample
-            word, sample = word.removesuffix(SAMPLE), True
+        suffixes: list[str] = []
+        if not colon:  # pretrained@sample
+            word, suffixes = _suffixes(word)
         kind = kind_for(word, env_name)
-        if kind.samples and arg.endswith(SAMPLE):
-            arg, sample = arg.removesuffix(SAMPLE), True
-        if sample and not kind.samples:
+        if kind.samples and colon:
+            arg, suffixes = _suffixes(arg)
+        if suffixes and not kind.samples:
             raise ValueError(
-                f"only ckpt:PATH and pretrained take {SAMPLE}, got {text!r}"
+                f"only ckpt:PATH and pretrained take {suffixes[0]}, got {text!r}"
             )
-        return cls(word, sample=sample, **kind.read(arg, env_name))
+        averages = [on for on, suffix in SUIT_SUFFIX.items() if suffix in suffixes]
+        if len(averages) > 1 or len(set(suffixes)) < len(suffixes):
+            raise ValueError(
+                f"write each of {SAMPLE} and one of {' '.join(SUIT_SUFFIX.values())} "
+                f"at most once, got {text!r}"
+            )
+        suit_average = averages[0] if averages else None
+        if suit_average and env_name is not None and env_name in envs.names():
+            from ..training.policy import check_suit_renaming
+
+            check_suit_renaming(env_name)
+        return cls(
+            word,
+            sample=SAMPLE in suffixes,
+            suit_average=suit_average,
+            **kind.read(arg, env_name),
+        )
 
     def __str__(self) -> str:
-        return self.kind + _ARGUMENT_TEXT[_table()[self.kind].argument](self) + (
-            SAMPLE if self.sample else ""
+        return (
+            self.kind
+            + _ARGUMENT_TEXT[_table()[self.kind].argument](self)
+            + ("" if self.suit_average is None else SUIT_SUFFIX[self.suit_average])
+            + (SAMPLE if self.sample else "")
         )
 
     @property
@@ -148,7 +178,7 @@ class Kind:
     """a Ray worker can play it (it is rebuilt there from its spec; ``ckpt:`` from the
     weights the driver ships)"""
     samples: bool = False
-    """it takes ``@sample``"""
+    """it takes ``@sample`` (and ``@sym``, ``@plain``: it plays a policy)"""
     game_kind: bool = False
     """declared by game records (`parlour.envs.GameRecord.extra_kinds`)"""
     names: tuple[str, ...] = ()
@@ -184,6 +214,17 @@ class Kind:
         if self.names and arg not in self.names:
             raise ValueError(self.usage)
         return {"name": arg}
+
+
+def _suffixes(text: str) -> tuple[str, list[str]]:
+    """``text`` without its policy suffixes (``@sample``, ``@sym``, ``@plain``, in
+    any order), and those suffixes."""
+    found: list[str] = []
+    known = (SAMPLE, *SUIT_SUFFIX.values())
+    while stripped := next((s for s in known if text.endswith(s)), None):
+        text = text.removesuffix(stripped)
+        found.append(stripped)
+    return text, found
 
 
 def parse_switches(text: str) -> dict[str, bool]:
@@ -238,6 +279,7 @@ def _checkpoint(spec: AgentSpec, env_name: str, seed, context) -> Agent:
         deterministic=not spec.sample,
         # a Ray worker gets the weights, not the file (parlour.training.distributed)
         shipped=(context.get("checkpoints") or {}).get(spec.path),
+        suit_average=spec.suit_average,
     )
 
 
@@ -250,6 +292,7 @@ def _pretrained(spec: AgentSpec, env_name: str, seed, context) -> Agent:
         seed=seed,
         deterministic=not spec.sample,
         name=spec.name or None,
+        suit_average=spec.suit_average,
     )
 
 

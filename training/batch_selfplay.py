@@ -40,7 +40,7 @@ import numpy as np
 import torch
 
 from .. import envs
-from .policy import ACTIVATIONS, NumpyPolicy
+from .policy import ACTIVATIONS, NumpyPolicy, SuitAverage
 from .selfplay import OpponentPool
 
 #: the opponent kinds that can play inside the batched rollout (and network specs,
@@ -124,11 +124,19 @@ class BatchTurn:
 
 class _Snapshot:
     """A `NumpyPolicy`'s actor as torch tensors sharing its memory (no copy);
-    ``deterministic`` plays its best move instead of sampling."""
+    ``deterministic`` plays its best move instead of sampling; ``suit_average`` (a
+    network agent's `SuitAverage`) plays its policy averaged over the suit renamings,
+    as the agent does outside the batch."""
 
-    def __init__(self, policy: NumpyPolicy, deterministic: bool = False) -> None:
+    def __init__(
+        self,
+        policy: NumpyPolicy,
+        deterministic: bool = False,
+        suit_average: SuitAverage | None = None,
+    ) -> None:
         self.policy = policy
         self.deterministic = deterministic
+        self.suit_average = suit_average
         self.layers = [
             (torch.from_numpy(w), torch.from_numpy(b)) for w, b in policy.layers
         ]
@@ -136,7 +144,17 @@ class _Snapshot:
         names = [k for k, f in ACTIVATIONS.items() if f is policy.activation]
         self.relu = names == ["relu"]
 
+    def scores(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """What the masked softmax samples from and the argmax picks from: the
+        logits, or the log of the suit-averaged probabilities (legal moves only)."""
+        if self.suit_average is None:
+            return self.logits(x)
+        p = self.suit_average.probabilities(x.numpy(), mask.numpy())
+        with np.errstate(divide="ignore"):
+            return torch.from_numpy(np.log(p).astype(np.float32))
+
     def logits(self, x: torch.Tensor) -> torch.Tensor:
+        """The network's logits for a batch of observations."""
         for w, b in self.layers:
             x = torch.addmm(b, x, w)
             x = torch.relu(x) if self.relu else torch.tanh(x)
@@ -189,7 +207,11 @@ class BatchSelfPlay:
         self.episode_return = torch.zeros(B, dtype=torch.float32)
         # slot 0 is random play, then the pool's fixed networks, then its snapshots
         self._networks = {
-            kind: _Snapshot(agent.policy, bool(getattr(agent, "deterministic", False)))
+            kind: _Snapshot(
+                agent.policy,
+                bool(getattr(agent, "deterministic", False)),
+                getattr(agent, "suit_average", None),
+            )
             for kind, agent in pool._fixed.items()
             if is_network(kind) and pool.weights.get(kind, 0) > 0
         }
@@ -310,7 +332,7 @@ class BatchSelfPlay:
                     continue
                 where = (slot == s).nonzero().squeeze(1)
                 obs = turn.observation.index_select(0, rows.index_select(0, where))
-                logits[where] = self._slots[s].logits(obs)
+                logits[where] = self._slots[s].scores(obs, mask[where])
                 if self._slots[s].deterministic:
                     best.append(where)
         chosen = sample_masked(logits, mask, self.generator)

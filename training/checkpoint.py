@@ -18,6 +18,11 @@ The manifest's ``fingerprint`` is the rules fingerprint of the env it was traine
 fingerprint differs from the env's now, naming what changed (the rules, the options'
 defaults, the actions, the observation layout), and warns once about a checkpoint
 written before manifests carried one.
+
+The manifest's optional ``suit_average`` (true or false) says how the checkpoint is
+played where the env's suits can be renamed: the policy averaged over the renamings
+(`parlour.training.policy.SuitAverage`) or the network alone (the default);
+`set_suit_average` writes it into an existing checkpoint.
 """
 
 from __future__ import annotations
@@ -195,6 +200,33 @@ class Checkpoint:
     def step(self) -> int:
         return int(self.manifest.get("step", 0))
 
+    @property
+    def suit_average(self) -> bool:
+        """Whether the checkpoint is played averaged over the suit renamings (its
+        manifest's ``suit_average``; False where the manifest says nothing)."""
+        return bool(self.manifest.get(SUIT_AVERAGE, False))
+
+
+#: the manifest field that asks for the suit-averaged policy
+SUIT_AVERAGE = "suit_average"
+
+
+def set_suit_average(directory: str | Path, on: bool) -> Path:
+    """Write ``suit_average`` into a checkpoint's manifest (the checkpoint loaded and
+    verified first, the manifest's own hash renewed, the weights untouched); refused
+    (one line) for an env whose record renames no suits. Returns the directory."""
+    from .policy import check_suit_renaming
+
+    if not isinstance(on, bool):
+        raise ValueError(f"suit_average must be true or false, got {on!r}")
+    loaded = load(directory)
+    if on:
+        check_suit_renaming(loaded.env_name)
+    manifest = {**loaded.manifest, SUIT_AVERAGE: on}
+    manifest["manifest_sha256"] = manifest_digest(manifest)
+    write_json_atomic(loaded.path / MANIFEST, manifest)
+    return loaded.path
+
 
 def resolve(path: str | Path) -> Path:
     """The checkpoint directory for a path: the directory itself, its manifest, or a run
@@ -315,6 +347,11 @@ def _check_manifest(manifest: dict[str, Any], path: Path) -> None:
         not isinstance(h, int) or h < 1 for h in manifest["net_arch"]
     ):
         raise CheckpointError(f"{path}: a negative step or a bad net_arch")
+    if not isinstance(manifest.get(SUIT_AVERAGE, False), bool):
+        raise CheckpointError(
+            f"{path}: {SUIT_AVERAGE!r} must be true or false, got "
+            f"{manifest[SUIT_AVERAGE]!r:.60}"
+        )
     if "fingerprint" in manifest:
         from ..envs.core import fingerprint
 

@@ -53,8 +53,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
-import importlib
-import itertools
 import json
 import math
 import multiprocessing
@@ -77,6 +75,7 @@ from . import checkpoint as ckpt_io
 from .arena import play_game, seatings, teams_of
 from .imitation import _target_nll, _worker_init
 from .policy import ACTIVATIONS, NumpyPolicy, PolicyAgent, actor_state
+from .policy import suit_renamings as index_renamings
 from .selfplay import TRAIN_SEED_LIMIT
 
 SELF = "self"
@@ -554,13 +553,8 @@ def check_suit_symmetry(env_name: str) -> None:
 def suit_renamings(env_name: str, game: Any) -> tuple[torch.Tensor, torch.Tensor]:
     """Every renaming of the four suits as observation and card indices (the env
     record's ``suit_renaming``), the identity first."""
-    mod, attr = envs.record(env_name).suit_renaming.split(":")
-    rename = getattr(importlib.import_module(mod), attr)
-    pairs = [rename(game, p) for p in itertools.permutations(range(4))]
-    return (
-        torch.from_numpy(np.stack([o for o, _ in pairs])),
-        torch.from_numpy(np.stack([c for _, c in pairs])),
-    )
+    obs_index, card_index = index_renamings(env_name, game)
+    return torch.from_numpy(obs_index), torch.from_numpy(card_index)
 
 
 def _renamed(

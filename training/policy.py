@@ -14,6 +14,7 @@ models read.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -123,6 +124,100 @@ class NumpyPolicy:
         return int(rng.choice(len(p), p=p))
 
 
+def masked_softmax(logits: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Move probabilities over the legal moves (``mask`` broadcast against
+    ``logits``; the last axis is the actions); 0 for the illegal ones."""
+    legal = np.broadcast_to(mask.astype(bool), logits.shape)
+    z = np.where(legal, logits, -np.inf)
+    z = np.exp(z - z.max(axis=-1, keepdims=True))
+    return z / z.sum(axis=-1, keepdims=True)
+
+
+def check_suit_renaming(env_name: str) -> None:
+    """ValueError (one line) unless the env's record renames its suits (its
+    ``suit_renaming``: the rules treat the four suits alike)."""
+    from .. import envs
+
+    if not envs.record(env_name).suit_renaming:
+        having = ", ".join(r.name for r in envs.records() if r.suit_renaming)
+        raise ValueError(
+            f"{env_name} has no suit renaming to average a policy over (its rules do "
+            f"not treat the suits alike); envs that have one: {having or 'none'}"
+        )
+
+
+def suit_renamings(env_name: str, game: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Every renaming of the four suits as ``(obs_index, action_index)``, int64
+    arrays ``(24, observation_size)`` and ``(24, num_actions)``, the identity first
+    (the env record's ``suit_renaming``: ``observation[obs_index[k]]`` is the
+    position with its suits renamed, ``mask[action_index[k]]`` its moves).
+    ValueError (one line) for an env whose record renames no suits."""
+    from .. import envs
+
+    check_suit_renaming(env_name)
+    rename = envs.record(env_name).load("suit_renaming")
+    pairs = [rename(game, p) for p in itertools.permutations(range(4))]
+    return (
+        np.stack([o for o, _ in pairs]).astype(np.int64),
+        np.stack([a for _, a in pairs]).astype(np.int64),
+    )
+
+
+class SuitAverage:
+    """A policy averaged over renamings of the suits: the position renamed every way,
+    all in one forward pass, each renaming's masked move probabilities mapped back to
+    the real moves, and their mean. Where the rules treat the suits alike, each
+    renaming is an equally valid reading of the position, and their mean smooths the
+    network's suit-specific errors; a network that is itself symmetric plays as
+    before."""
+
+    def __init__(
+        self, policy: NumpyPolicy, renamings: tuple[np.ndarray, np.ndarray]
+    ) -> None:
+        obs_index, action_index = renamings
+        if obs_index.shape[1] != policy.observation_size or (
+            action_index.shape[1] != policy.num_actions
+        ):
+            raise ValueError(
+                f"the renamings are of {obs_index.shape[1]} observation entries and "
+                f"{action_index.shape[1]} actions, the policy's of "
+                f"{policy.observation_size} and {policy.num_actions}"
+            )
+        self.policy = policy
+        self.obs_index = obs_index
+        # renamed move j is real move action_index[k, j], so real move i is renamed
+        # move back[k, i]
+        self.back = np.argsort(action_index, axis=1)
+
+    def probabilities(self, observation: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """The mean masked move probabilities over the renamings, for one position
+        ``(A,)`` or a batch ``(B, A)``."""
+        x = np.asarray(observation, dtype=np.float32)
+        renamed = x[..., self.obs_index]  # (..., R, obs)
+        logits = self.policy.logits(renamed)  # (..., R, A), renamed moves
+        back = np.broadcast_to(self.back, logits.shape)
+        real = np.take_along_axis(logits, back, axis=-1)
+        mask = np.asarray(mask).astype(bool)[..., None, :]
+        return masked_softmax(real, mask).mean(axis=-2)
+
+    def act(
+        self,
+        observation: np.ndarray,
+        mask: np.ndarray,
+        rng: np.random.Generator | None = None,
+        deterministic: bool = True,
+    ) -> int:
+        """The legal move of the highest mean probability, or one sampled from the
+        mean (`NumpyPolicy.act`'s contract)."""
+        legal = mask.astype(bool)
+        if not legal.any():
+            raise ValueError("no legal action in the mask")
+        p = self.probabilities(observation, legal)
+        if deterministic or rng is None:
+            return int(np.argmax(np.where(legal, p, -1.0)))
+        return int(rng.choice(len(p), p=p / p.sum()))
+
+
 def saved_snapshots(saved: ckpt_io.Checkpoint) -> list[tuple[str, NumpyPolicy]]:
     """The opponent pool's snapshots a checkpoint holds, as (label, weights)."""
     activation = saved.manifest.get("activation", "tanh")
@@ -138,7 +233,8 @@ def saved_snapshots(saved: ckpt_io.Checkpoint) -> list[tuple[str, NumpyPolicy]]:
 
 class PolicyAgent(Agent):
     """A `NumpyPolicy` as an agent: greedy by default, or sampling with its own
-    generator."""
+    generator; with ``suit_average`` (a `SuitAverage` of the same policy) it plays the
+    policy averaged over the suit renamings."""
 
     def __init__(
         self,
@@ -146,17 +242,20 @@ class PolicyAgent(Agent):
         spec: str,
         deterministic: bool = True,
         seed: int | None = None,
+        suit_average: SuitAverage | None = None,
     ):
+        if suit_average is not None and suit_average.policy is not policy:
+            raise ValueError("suit_average must average the agent's own policy")
         self.policy = policy
         self.spec = spec
         self.deterministic = deterministic
         self.rng = np.random.default_rng(seed)
+        self.suit_average = suit_average
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:
             self.rng = np.random.default_rng(seed)
 
     def act(self, turn: Turn) -> int:
-        return self.policy.act(
-            turn.observation, turn.mask, self.rng, self.deterministic
-        )
+        plays = self.policy if self.suit_average is None else self.suit_average
+        return plays.act(turn.observation, turn.mask, self.rng, self.deterministic)

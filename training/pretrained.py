@@ -10,7 +10,9 @@ are the game's. The directory holds
   SHA-256 checks and never an unpickled object. Only the actor's tensors are kept (the
   optimiser, the value head and the opponent snapshots are for training, not play),
   which keeps a model under a megabyte. The manifest adds a ``pretrained`` field: the
-  run it came from, the command that made it and its final evaluation figures; its
+  run it came from, the command that made it and its final evaluation figures, and
+  ``suit_average`` where the model plays its policy averaged over the renamings of the
+  suits (German and Honeymoon Whist: `parlour.training.policy.SuitAverage`); its
   ``fingerprint`` is the rules fingerprint of the env now (`export` refuses a run
   trained on other rules), and ``tests/test_pretrained_shipped.py`` refuses a shipped
   model whose env's rules have changed since;
@@ -168,18 +170,26 @@ def agent(
     seed: int | None = None,
     deterministic: bool = True,
     name: str | None = None,
+    suit_average: bool | None = None,
 ):
     """The shipped agent of an env for its options, or the shipped model ``name`` (a
-    `CheckpointAgent` named ``pretrained`` or ``pretrained:NAME``)."""
-    from ..agents.checkpoint import CheckpointAgent
+    `CheckpointAgent` named ``pretrained`` or ``pretrained:NAME``); ``suit_average``
+    True or False overrides the model's manifest (``@sym``, ``@plain``)."""
+    from ..agents.checkpoint import SUIT_SUFFIX, CheckpointAgent
 
     directory = _model_for(env_name, env_options, name)
     loaded = CheckpointAgent(
-        str(directory), env_name, env_options, seed=seed, deterministic=deterministic
+        str(directory),
+        env_name,
+        env_options,
+        seed=seed,
+        deterministic=deterministic,
+        suit_average=suit_average,
     )
     loaded.spec = (
         "pretrained"
         + ("" if name is None else f":{name}")
+        + ("" if suit_average is None else SUIT_SUFFIX[suit_average])
         + ("" if deterministic else "@sample")
     )
     return loaded
@@ -230,6 +240,7 @@ def export(
     command: str = "",
     evaluations: Sequence[str | Path] = (),
     card: str | Path | None = None,
+    suit_average: bool | None = None,
 ) -> Path:
     """Write the actor of a checkpoint (or a run's latest) as ``dest_root/<name>/``
     (`model_name`: the env's name, followed by its options where they are not the
@@ -237,7 +248,8 @@ def export(
 
     ``evaluations`` are ``parlour eval --json`` files of the same checkpoint, kept in
     the manifest; ``command`` goes to ``command.sh``; ``card`` is copied to
-    ``card.md``. Returns the model directory.
+    ``card.md``; ``suit_average`` True or False is written into the manifest (None
+    keeps the checkpoint's). Returns the model directory.
     """
     from .. import envs
 
@@ -247,6 +259,10 @@ def export(
     )
     # a model never ships with rules other than this Parlour's
     ckpt_io.check_rules(loaded, loaded.env_name, game_options)
+    if suit_average:
+        from .policy import check_suit_renaming
+
+        check_suit_renaming(loaded.env_name)
     rows = [_evaluation_row(Path(p), loaded.env_name) for p in evaluations]
     actor = {
         k: v.detach().clone()
@@ -259,6 +275,8 @@ def export(
         if k not in _WRITTEN_BY_SAVE and k != "manifest_sha256"
     }
     body["fingerprint"] = envs.fingerprint(loaded.env_name, game_options)
+    if suit_average is not None:
+        body[ckpt_io.SUIT_AVERAGE] = suit_average
     body["pretrained"] = {
         "source_weights_sha256": loaded.manifest["weights_sha256"],
         "source_step": loaded.step,
@@ -289,6 +307,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--eval-json", nargs="*", default=[], help="parlour eval --json outputs"
     )
     parser.add_argument("--card", help="the agent card (markdown)")
+    parser.add_argument(
+        "--suit-average",
+        action="store_true",
+        help="the model plays its policy averaged over the renamings of the suits "
+        "(envs whose record has suit_renaming)",
+    )
     args = parser.parse_args(argv)
     try:
         out = export(
@@ -297,6 +321,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             Path(args.command_file).read_text(),
             args.eval_json,
             args.card,
+            suit_average=True if args.suit_average else None,
         )
     except (ValueError, OSError) as err:
         print(f"error: {err}", file=sys.stderr)

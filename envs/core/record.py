@@ -158,6 +158,7 @@ HOOKS = (
     "heuristic",
     "extra_agents",
     "exact_moves",
+    "suit_renaming",
     "exact_yardstick",
     "expert",
     "batched",
