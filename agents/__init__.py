@@ -9,7 +9,10 @@ comma-separated.
 (``parlour/models/<name>/``, loaded as ``ckpt:`` loads it;
 `parlour.training.pretrained`), refused with one line for an env without one or for
 options none was trained for; ``pretrained:NAME`` is the shipped model ``NAME``
-(``parlour list`` names them); ``@sample`` after either samples from its policy.
+(``parlour list`` names them); ``@sample`` after either samples from its policy;
+``@sym`` plays the policy averaged over the renamings of the suits, ``@plain`` the
+network alone (otherwise the checkpoint's manifest chooses:
+`parlour.agents.checkpoint`).
 ``expert`` is that network with the game's search at play time
 (`parlour.agents.expert`).
 ``endgame:SPEC`` is the agent ``SPEC`` corrected by the game's exact solver

@@ -25,6 +25,7 @@ from parlour.training.policy import (
     SuitAverage,
     actor_state,
     masked_softmax,
+    pick,
     suit_renamings,
 )
 
@@ -67,6 +68,11 @@ def _positions(options: dict | None = None, games: int = 3, seed: int = 0):
         np.array([t.observation for t in turns], dtype=np.float32),
         np.array([t.mask for t in turns]).astype(bool),
     )
+
+
+def _best(average: SuitAverage, observation: np.ndarray, mask: np.ndarray) -> int:
+    """The averaged policy's best move."""
+    return pick(average.log_probabilities(observation, mask), mask)
 
 
 def _shipped_policy(name: str = ENV) -> NumpyPolicy:
@@ -113,7 +119,7 @@ def test_the_identity_renaming_alone_is_the_plain_policy():
     plain = masked_softmax(policy.logits(obs), masks)
     assert np.allclose(identity.probabilities(obs, masks), plain, atol=1e-6)
     for o, m in zip(obs, masks, strict=True):
-        assert identity.act(o, m) == policy.act(o, m)
+        assert _best(identity, o, m) == policy.act(o, m)
 
 
 def test_a_symmetric_network_plays_as_its_average():
@@ -123,7 +129,7 @@ def test_a_symmetric_network_plays_as_its_average():
     average = SuitAverage(policy, suit_renamings(ENV, game))
     plain = masked_softmax(policy.logits(obs), masks)
     assert np.allclose(average.probabilities(obs, masks), plain, atol=1e-5)
-    assert [average.act(o, m) for o, m in zip(obs, masks, strict=True)] == [
+    assert [_best(average, o, m) for o, m in zip(obs, masks, strict=True)] == [
         policy.act(o, m) for o, m in zip(obs, masks, strict=True)
     ]
 
@@ -148,9 +154,9 @@ def test_a_renamed_position_gets_the_renamed_move(name, options):
         assert np.allclose(
             renamed, average.probabilities(obs, masks)[:, a_k], atol=1e-5
         )
-        best = [average.act(o, m) for o, m in zip(obs, masks, strict=True)]
+        best = [_best(average, o, m) for o, m in zip(obs, masks, strict=True)]
         renamed_best = [
-            average.act(o[o_k], m[a_k]) for o, m in zip(obs, masks, strict=True)
+            _best(average, o[o_k], m[a_k]) for o, m in zip(obs, masks, strict=True)
         ]
         assert [a_k[j] for j in renamed_best] == best
         plain = masked_softmax(policy.logits(obs[:, o_k]), masks[:, a_k])
@@ -244,7 +250,7 @@ def test_the_batched_rollout_plays_the_average():
     scores = snapshot.scores(torch.from_numpy(obs), torch.from_numpy(masks))
     chosen = scores.masked_fill(~torch.from_numpy(masks), -torch.inf).argmax(dim=1)
     assert chosen.tolist() == [
-        agent.suit_average.act(o, m) for o, m in zip(obs, masks, strict=True)
+        _best(agent.suit_average, o, m) for o, m in zip(obs, masks, strict=True)
     ]
     plain = _Snapshot(agent.policy, True).scores(torch.from_numpy(obs), None)
     assert torch.equal(plain, snapshot.logits(torch.from_numpy(obs)))
@@ -315,3 +321,15 @@ def test_a_ray_worker_plays_the_flag_of_the_shipped_weights(model):
     assert agent.suit_average is not None
     plain = worker_agent(f"{spec}@plain", ENV, checkpoints=shipped, role="sym-test")
     assert plain.suit_average is None
+
+
+def test_the_shipped_german_whist_model_plays_the_average_everywhere():
+    """``pretrained``, ``ckpt:`` of its directory, and the network under ``expert``'s
+    search all read the manifest's flag; ``@plain`` is the network alone."""
+    directory = pretrained.named(ENV)
+    assert ckpt_io.load(directory).suit_average
+    for spec in ("pretrained", f"pretrained:{ENV}", f"ckpt:{directory}"):
+        assert agents.make(spec, ENV).suit_average is not None, spec
+    assert agents.make("pretrained@plain", ENV).suit_average is None
+    base = agents.make("expert", ENV)._given_base  # the PIMC bot's base agent
+    assert base.suit_average is not None

@@ -149,9 +149,8 @@ class _Snapshot:
         logits, or the log of the suit-averaged probabilities (legal moves only)."""
         if self.suit_average is None:
             return self.logits(x)
-        p = self.suit_average.probabilities(x.numpy(), mask.numpy())
-        with np.errstate(divide="ignore"):
-            return torch.from_numpy(np.log(p).astype(np.float32))
+        scores = self.suit_average.log_probabilities(x.numpy(), mask.numpy())
+        return torch.from_numpy(scores.astype(np.float32))
 
     def logits(self, x: torch.Tensor) -> torch.Tensor:
         """The network's logits for a batch of observations."""

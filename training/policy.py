@@ -112,16 +112,26 @@ class NumpyPolicy:
         deterministic: bool = True,
     ) -> int:
         """The greedy legal action, or one sampled from the masked softmax."""
-        logits = self.logits(observation)
-        legal = mask.astype(bool)
-        if not legal.any():
-            raise ValueError("no legal action in the mask")
-        logits = np.where(legal, logits, -np.inf)
-        if deterministic or rng is None:
-            return int(np.argmax(logits))
-        z = np.exp(logits - logits.max())
-        p = z / z.sum()
-        return int(rng.choice(len(p), p=p))
+        return pick(self.logits(observation), mask, rng, deterministic)
+
+
+def pick(
+    scores: np.ndarray,
+    mask: np.ndarray,
+    rng: np.random.Generator | None = None,
+    deterministic: bool = True,
+) -> int:
+    """The legal move of the highest score (a logit or a log-probability), or one
+    sampled from the softmax of the scores over the legal moves."""
+    legal = mask.astype(bool)
+    if not legal.any():
+        raise ValueError("no legal action in the mask")
+    logits = np.where(legal, scores, -np.inf)
+    if deterministic or rng is None:
+        return int(np.argmax(logits))
+    z = np.exp(logits - logits.max())
+    p = z / z.sum()
+    return int(rng.choice(len(p), p=p))
 
 
 def masked_softmax(logits: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -200,22 +210,13 @@ class SuitAverage:
         mask = np.asarray(mask).astype(bool)[..., None, :]
         return masked_softmax(real, mask).mean(axis=-2)
 
-    def act(
-        self,
-        observation: np.ndarray,
-        mask: np.ndarray,
-        rng: np.random.Generator | None = None,
-        deterministic: bool = True,
-    ) -> int:
-        """The legal move of the highest mean probability, or one sampled from the
-        mean (`NumpyPolicy.act`'s contract)."""
-        legal = mask.astype(bool)
-        if not legal.any():
-            raise ValueError("no legal action in the mask")
-        p = self.probabilities(observation, legal)
-        if deterministic or rng is None:
-            return int(np.argmax(np.where(legal, p, -1.0)))
-        return int(rng.choice(len(p), p=p / p.sum()))
+    def log_probabilities(
+        self, observation: np.ndarray, mask: np.ndarray
+    ) -> np.ndarray:
+        """The log of `probabilities` (-inf for the illegal moves): scores whose
+        softmax over the legal moves is the mean, and whose argmax is its best move."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.probabilities(observation, mask))
 
 
 def saved_snapshots(saved: ckpt_io.Checkpoint) -> list[tuple[str, NumpyPolicy]]:
@@ -257,5 +258,8 @@ class PolicyAgent(Agent):
             self.rng = np.random.default_rng(seed)
 
     def act(self, turn: Turn) -> int:
-        plays = self.policy if self.suit_average is None else self.suit_average
-        return plays.act(turn.observation, turn.mask, self.rng, self.deterministic)
+        if self.suit_average is None:
+            scores = self.policy.logits(turn.observation)
+        else:
+            scores = self.suit_average.log_probabilities(turn.observation, turn.mask)
+        return pick(scores, turn.mask, self.rng, self.deterministic)

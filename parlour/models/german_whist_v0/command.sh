@@ -33,3 +33,7 @@ done
 python -m parlour.training.pretrained runs/distil-256x2 --command-file command.sh \
     --eval-json runs/eval/d256x2-9404-random.json \
     runs/eval/d256x2-9404-heuristic.json --card card.md
+# 2026-12-05: the model plays its policy averaged over the 24 renamings of the suits
+# (the manifest's suit_average; docs/results.md, "averaging over the suit renamings")
+python -c "from parlour.training.checkpoint import set_suit_average; \
+set_suit_average('parlour/models/german_whist_v0', True)"
