@@ -323,13 +323,20 @@ def test_a_ray_worker_plays_the_flag_of_the_shipped_weights(model):
     assert plain.suit_average is None
 
 
-def test_the_shipped_german_whist_model_plays_the_average_everywhere():
+@pytest.mark.parametrize(
+    ("name", "options"),
+    [(ENV, {}), ("german_whist_v0.honeymoon", HONEYMOON)],
+    ids=["german", "honeymoon"],
+)
+def test_the_shipped_models_play_the_average_everywhere(name, options):
     """``pretrained``, ``ckpt:`` of its directory, and the network under ``expert``'s
     search all read the manifest's flag; ``@plain`` is the network alone."""
-    directory = pretrained.named(ENV)
+    directory = pretrained.named(name)
     assert ckpt_io.load(directory).suit_average
-    for spec in ("pretrained", f"pretrained:{ENV}", f"ckpt:{directory}"):
-        assert agents.make(spec, ENV).suit_average is not None, spec
-    assert agents.make("pretrained@plain", ENV).suit_average is None
-    base = agents.make("expert", ENV)._given_base  # the PIMC bot's base agent
-    assert base.suit_average is not None
+    for spec in ("pretrained", f"pretrained:{name}", f"ckpt:{directory}"):
+        agent = agents.make(spec, ENV, env_options=options)
+        assert agent.suit_average is not None, spec
+    plain = agents.make("pretrained@plain", ENV, env_options=options)
+    assert plain.suit_average is None
+    expert = agents.make("expert", ENV, env_options=options)
+    assert expert._given_base.suit_average is not None  # the PIMC bot's base agent

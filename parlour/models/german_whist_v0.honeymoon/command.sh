@@ -31,3 +31,7 @@ done
 python -m parlour.training.pretrained runs/hm-dagger --command-file command.sh \
     --eval-json runs/hm-dagger/e9606-random.json runs/hm-dagger/e9606-heuristic.json \
     runs/hm-dagger/e9607-solver.json --card card.md
+# 2026-12-05: the model plays its policy averaged over the 24 renamings of the suits
+# (the manifest's suit_average; docs/results.md, "averaging over the suit renamings")
+python -c "from parlour.training.checkpoint import set_suit_average; \
+set_suit_average('parlour/models/german_whist_v0.honeymoon', True)"
