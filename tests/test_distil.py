@@ -13,7 +13,7 @@ import torch
 
 from parlour.agents.checkpoint import CheckpointAgent
 from parlour.training import checkpoint as ckpt_io
-from parlour.training import dagger, distil
+from parlour.training import dagger, distil, pretrained
 from parlour.training.policy import NumpyPolicy, actor_state
 
 ENV = "german_whist_v0"
@@ -101,6 +101,9 @@ def test_run_writes_the_best_epoch_as_a_wider_checkpoint(runs, tmp_path):
     loaded = ckpt_io.load(path)
     assert loaded.manifest["net_arch"] == [320, 256, 256]
     assert loaded.manifest["distil"]["hidden"] == [320, 256, 256]
+    # the source plays its suit average; the new network's play is not yet measured
+    assert ckpt_io.load(pretrained.named(SOURCE.split(":")[1])).suit_average
+    assert ckpt_io.SUIT_AVERAGE not in loaded.manifest
     figures = json.loads((path / distil.FIGURES).read_text())
     shares = [e["held_out_optimal"] for e in figures["epochs_run"]]
     assert len(shares) == len(history)

@@ -83,10 +83,11 @@ EXACT = "exact"
 HELD_OUT = 0.05  # share of each round's decisive rows held out of every fit
 SETTINGS = "dagger.json"
 ROUNDS = "rounds.json"
-# manifest fields the source's checkpoint had that the new one must not repeat
+# manifest fields the source's checkpoint had that the new one must not repeat; how
+# a model plays (suit_average) was measured for the source's network, not the new one
 _DROPPED = (
     *("format", "format_version", "weights_sha256", "versions", "manifest_sha256"),
-    *("pretrained", "snapshots", "env_version"),
+    *("pretrained", "snapshots", "env_version", ckpt_io.SUIT_AVERAGE),
 )
 
 
