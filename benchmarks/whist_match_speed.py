@@ -3,7 +3,8 @@
 Plays ``--matches`` arena games of ``german_whist_v0`` (Honeymoon by default: a game is
 a match of many deals; ``--variant german``: one deal), ``expert`` against ``solver``
 with duplicate deals, as ``parlour arena ... --agents expert solver --duplicate`` does,
-and prints the CPU seconds a match costs (both bots: every decision of both seats).
+and prints the CPU seconds a match costs (both bots: every decision of both seats, and
+building them once, the network's loading included).
 
 Each side of the comparison runs in a child process of its own, so each starts with an
 empty transposition table and the figures are that child's CPU time (a benchmark is
