@@ -197,6 +197,28 @@ def test_stage2_start_positions_are_solved() -> None:
         assert (ps.max_tricks(pos, 0) >= 7) == wins0
 
 
+@pytest.mark.parametrize("tt_limit", [50, sg.TT_LIMIT])
+def test_a_shared_table_and_any_first_guess_give_brute_force_values(
+    tt_limit: int,
+) -> None:
+    """One solver answers position after position (Honeymoon's most tricks, from every
+    first guess, and each "at least k" question) with its table shared between them,
+    so parents read the entries their children left, or cleared before every question
+    (``tt_limit`` 50); every answer equals plain minimax over the engine on 5- and
+    6-card positions."""
+    game = make_game("honeymoon")
+    rng = np.random.default_rng(7)
+    solver = sg.Stage2Solver(tt_limit=tt_limit)
+    for i in range(10):
+        st = sg.random_stage2_state(game, 5 + i % 2, rng)
+        word = sg.Layout.of(game, st.trump_mask).word(st.hands[0], st.hands[1])
+        expect = brute_value(game, st, 0)  # seat 0's tricks from here on
+        for guess in (None, 0, 2, 5, 13):
+            assert solver.max_tricks(word, st.leader, guess) == expect, guess
+        for k in range(8):
+            assert solver.reach(word, st.leader, k) == (expect >= k), k
+
+
 # --- the solver bot -------------------------------------------------------------------
 def play_out(game: GermanWhist, st, players, rng=None):
     """Play a state to the end with ``players[seat]``."""
@@ -451,6 +473,27 @@ def test_rollout_play_out_follows_the_engine() -> None:
             assert eng.hands == hands
             assert eng.leader == leader
             assert [eng.tricks1[p] - st.tricks1[p] for p in (0, 1)] == won
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_rollout_cheapest_is_the_first_card_of_least_value(variant: str) -> None:
+    """`Rollout._cheapest` is ``min`` over the cards, ascending, by (`_value`,
+    strength): of equal cards (an ace of each plain suit) the lowest card id."""
+    game = make_game(variant)
+    rng = np.random.default_rng(11)
+    pack = game.deck.all_mask
+    for trump in range(4):
+        roll = sg.Rollout(game, game.deck.suit_mask[trump] | game.jokers)
+        strength = roll.lay.strength
+        for _ in range(200):
+            cards = int(rng.integers(1, 1 << 20)) << int(rng.integers(0, 30)) & pack
+            out = int(rng.integers(0, 1 << 62)) & pack & ~cards
+            if not cards:
+                continue
+            expect = min(
+                cards_in(cards), key=lambda c: (roll._value(c, out), strength[c])
+            )
+            assert roll._cheapest(cards, out) == expect
 
 
 # --- registration, specs, quality -----------------------------------------------------

@@ -156,8 +156,20 @@ class Rollout:
         return top
 
     def _cheapest(self, cards: int, out: int) -> int:
-        strength = self.lay.strength
-        return min(cards_in(cards), key=lambda c: (self._value(c, out), strength[c]))
+        # min over the cards, ascending, of (`_value`, strength): the first of equals,
+        # as ``min`` would; written out because the rollout calls it at every card
+        lay = self.lay
+        above, strength, trumps = lay.above, lay.strength, lay.trumps
+        best, best_key = -1, None
+        while cards:
+            low = cards & -cards
+            cards ^= low
+            c = low.bit_length() - 1
+            top = _TOP[(above[c] & out).bit_count()]
+            key = (_TRUMP_BASE + _TRUMP_TOP * top if low & trumps else top, strength[c])
+            if best_key is None or key < best_key:
+                best, best_key = c, key
+        return best
 
     def lead(self, hand: int, prize: int, played: int) -> int:
         out = self.all & ~played & ~hand
@@ -281,9 +293,11 @@ def pimc_values(
     classes = _stage1_classes(game, state, seat, know)
     totals = [0.0] * len(classes)
     opp = 1 - seat
+    # Honeymoon: the stage-2 tricks of the last solve (the previous card, or the last
+    # card of the previous deal), a good first probe; the value found is the same
+    guess = None
     for _ in range(samples):
         world = sample_world(game, know, rng)
-        guess = None  # Honeymoon: the last card's stage-2 tricks, a good first probe
         for idx, cls in enumerate(classes):
             card = cls[0]
             hands = list(world.hands)

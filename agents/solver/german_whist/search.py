@@ -14,8 +14,10 @@ from ....envs.core.cards import cards_in, mask_of
 from ....envs.german_whist.rules import GermanWhist
 
 #: the shared transposition table is cleared when it holds more entries than this (about
-#: 120 bytes an entry, so some 60 MB at the limit).
-TT_LIMIT = 500_000
+#: 95 bytes an entry, so some 190 MB at the limit). One Honeymoon match of ``expert``
+#: against ``solver`` stores some 4 million; 500 000 (the limit until 2026-12) cleared
+#: it every few decisions and cost a quarter more search.
+TT_LIMIT = 2_000_000
 STAGE2_TRICKS = 13
 _MASK16 = 0xFFFF  # one group word; a search is at most 13 tricks (frames) deep
 
@@ -59,7 +61,9 @@ def _word_tables() -> tuple[
 
 
 _TOPS, _RUN, _COUNT = _word_tables()
-_FOLLOWS: dict[tuple[int, int, int], tuple[int, ...]] = {}
+#: `_follows` answers by ``seat << 20 | word << 4 | position``, filled as they are asked
+#: (a list: indexing it is cheaper than hashing a tuple; 2M slots, 16 MB)
+_FOLLOWS: list[tuple[int, ...] | None] = [None] * (2 << 20)
 
 
 def _remove(v: int, i: int) -> int:
@@ -82,8 +86,8 @@ def _follows(seat: int, v: int, i: int) -> tuple[int, ...]:
     """``seat``'s answers in a group it holds, to a lead at position ``i``: the cheapest
     card that wins first, then its cards that lose from the lowest up, then the dearer
     winners."""
-    key = (seat, v, i)
-    out = _FOLLOWS.get(key)
+    key = seat << 20 | v << 4 | i
+    out = _FOLLOWS[key]
     if out is None:
         mine = _TOPS[seat][v][::-1]  # weakest first
         win = [j for j in mine if j > i]
@@ -225,8 +229,6 @@ class Stage2Solver:
         ``word`` (a trick boundary, ``leader`` to lead), against any defence."""
         if len(self.tt) > self.tt_limit:
             self.tt.clear()
-        if len(_FOLLOWS) > self.tt_limit:
-            _FOLLOWS.clear()
         n = _COUNT[0][word & _MASK16] + _COUNT[1][word & _MASK16]
         for g in (16, 32, 48):
             v = (word >> g) & _MASK16
@@ -241,8 +243,9 @@ class Stage2Solver:
         lead that worked.
         """
         tt = self.tt
+        tt_get = tt.get
         tops, run, count = _TOPS, _RUN, _COUNT
-        follows, remove, canon = _follows, _remove, _canon
+        follows, follows_tab, remove, canon = _follows, _FOLLOWS, _remove, _canon
         mask = _MASK16
         solver = self
 
@@ -252,7 +255,7 @@ class Stage2Solver:
             if k > n:
                 return False
             key = s << 1 | lead_seat
-            entry = tt.get(key)
+            entry = tt_get(key)
             if entry is None:
                 lo, hi, best = 0, n + 1, -1
             else:
@@ -329,7 +332,10 @@ class Stage2Solver:
                 v = vs[g]
                 ok = True
                 if their_count[v]:  # he follows suit: one group loses two cards
-                    for j in follows(other, v, i):
+                    fol = follows_tab[other << 20 | v << 4 | i]
+                    if fol is None:
+                        fol = follows(other, v, i)
+                    for j in fol:
                         if i > j:
                             nv = ((v >> (i + 1)) << i) | (v & ((1 << i) - 1))
                             nv = ((nv >> (j + 1)) << j) | (nv & ((1 << j) - 1))
@@ -340,16 +346,31 @@ class Stage2Solver:
                             winner = other
                         if g == 0:
                             s2 = s ^ v ^ nv
-                        elif g == 1:
-                            s2 = canon(v0, nv, v2, v3)
-                        elif g == 2:
-                            s2 = canon(v0, v1, nv, v3)
-                        else:
-                            s2 = canon(v0, v1, v2, nv)
+                        else:  # `_canon`, inlined: sort the plain-suit words
+                            if g == 1:
+                                a, b, c = nv, v2, v3
+                            elif g == 2:
+                                a, b, c = v1, nv, v3
+                            else:
+                                a, b, c = v1, v2, nv
+                            if a < b:
+                                a, b = b, a
+                            if b < c:
+                                b, c = c, b
+                            if a < b:
+                                a, b = b, a
+                            s2 = v0 | a << 16 | b << 32 | c << 48
                         if winner == 0:
-                            r = rec(s2, 0, k - 1, n - 1)
+                            ck, cs = k - 1, 0
                         else:
-                            r = rec(s2, 1, k, n - 1)
+                            ck, cs = k, 1
+                        # the child's table entry, read here: most children are
+                        # settled by it, and a call costs more than the look-up
+                        e = tt_get(s2 << 1 | cs)
+                        if e is None or (e & 31) < ck < ((e >> 5) & 31):
+                            r = rec(s2, cs, ck, n - 1)
+                        else:
+                            r = ck <= (e & 31)
                         if r != want:  # the follower refutes this lead
                             ok = False
                             break
@@ -381,9 +402,14 @@ class Stage2Solver:
                         words[g2] = w2
                         winner = other if g2 == 0 else lead_seat
                         if winner == 0:
-                            r = rec(s2, 0, k - 1, n - 1)
+                            ck, cs = k - 1, 0
                         else:
-                            r = rec(s2, 1, k, n - 1)
+                            ck, cs = k, 1
+                        e = tt_get(s2 << 1 | cs)
+                        if e is None or (e & 31) < ck < ((e >> 5) & 31):
+                            r = rec(s2, cs, ck, n - 1)
+                        else:
+                            r = ck <= (e & 31)
                         if r != want:
                             ok = False
                             break
