@@ -281,6 +281,24 @@ def test_the_manifest_flag_round_trips(model):
     assert sym.suit_average is not None and not sym.deterministic
 
 
+def test_the_league_tells_the_average_from_the_network_alone(model):
+    """One set of weights played two ways is two players in a league: their hashes
+    differ, whether the spec or the manifest says which way."""
+    from parlour.league.identity import checkpoint_hash, identify
+
+    path = str(model)
+    weights = ckpt_io.load(model).manifest["weights_sha256"]
+    assert checkpoint_hash(f"ckpt:{path}", ENV) == weights
+    assert checkpoint_hash(f"ckpt:{path}@plain", ENV) == weights
+    averaged = checkpoint_hash(f"ckpt:{path}@sym", ENV)
+    assert averaged != weights and len(averaged) == len(weights)
+    ckpt_io.set_suit_average(model, True)
+    assert checkpoint_hash(f"ckpt:{path}", ENV) == averaged
+    assert checkpoint_hash(f"ckpt:{path}@plain", ENV) == weights
+    name, digest = identify(f"ckpt:{path}", ENV)
+    assert digest == averaged and name.endswith("#" + averaged[:12])
+
+
 def test_export_writes_the_flag(model, tmp_path):
     out = pretrained.export(model, tmp_path / "root", suit_average=True)
     assert ckpt_io.load(out).suit_average

@@ -4,11 +4,16 @@ it plays a checkpoint.
 A run directory's latest checkpoint changes as training goes on, and the shipped
 ``pretrained`` model changes between versions of Parlour, so a spec alone does not say
 which agent played; the weights hash does. The league names such an agent
-``SPEC#HASH12`` (`agent_name`) and stores the full hash with each game.
+``SPEC#HASH12`` (`agent_name`) and stores the full hash with each game. A checkpoint
+that plays its policy averaged over the suit renamings (``@sym``, or its manifest's
+``suit_average``) is another player than the same weights alone, so its hash is that of
+the weights hash and the rule (`player_hash`): the same weights never give one name to
+two ways of playing.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Mapping
 from typing import Any
@@ -25,21 +30,33 @@ def checkpoint_hash(
     ``endgame:``; ``pretrained`` and ``expert`` too when ``env_name`` is given: the
     shipped model for ``env_options`` or the one named, which changes between
     versions of Parlour), or None for an agent without one."""
+    from ..training import checkpoint as ckpt_io
+
     base = parse(spec).base
     if not base.carries_weights:
         return None
     if base.kind == "ckpt":
-        from ..training import checkpoint as ckpt_io
-
         manifest = ckpt_io.resolve(base.path) / ckpt_io.MANIFEST
-        return str(json.loads(manifest.read_text())["weights_sha256"])
-    if base.kind in ("pretrained", "expert") and env_name is not None:
+        found = json.loads(manifest.read_text())
+    elif base.kind in ("pretrained", "expert") and env_name is not None:
         # ``expert`` searches over the shipped network of ``pretrained``
         from ..training import pretrained
 
         found = pretrained.manifest(env_name, env_options, base.name or None)
-        return str(found["weights_sha256"])
-    return None
+    else:
+        return None
+    averaged = base.suit_average
+    if averaged is None:
+        averaged = bool(found.get(ckpt_io.SUIT_AVERAGE, False))
+    return player_hash(str(found["weights_sha256"]), averaged)
+
+
+def player_hash(weights_sha256: str, suit_average: bool) -> str:
+    """The league's hash of a checkpoint player: its weights hash, or for the policy
+    averaged over the suit renamings the SHA-256 of that hash and the rule."""
+    if not suit_average:
+        return weights_sha256
+    return hashlib.sha256(f"{weights_sha256}+suit_average".encode()).hexdigest()
 
 
 def agent_name(spec: str, digest: str | None) -> str:
