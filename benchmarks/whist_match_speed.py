@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import time
@@ -79,8 +80,13 @@ def run_side(python: str, args: argparse.Namespace, tt_limit: int | None) -> dic
     ]
     if tt_limit is not None:
         cmd += ["--tt-limit", str(tt_limit)]
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-    return json.loads(out.strip().splitlines()[-1])
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no message"])[-1]
+        raise SystemExit(
+            f"whist_match_speed.py: the side run by {python} failed: {last}"
+        )
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
@@ -113,6 +119,17 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         p.error(f"--matches must be an even number, at least 2, got {args.matches}")
     if args.reference_tt < 1:
         p.error(f"--reference-tt must be positive, got {args.reference_tt}")
+    if args.reference and not (
+        os.path.isfile(args.reference) and os.access(args.reference, os.X_OK)
+    ):
+        p.error(f"--reference {args.reference} is not an executable Python interpreter")
+    if args.json:
+        from parlour.paths import check_output_path
+
+        try:
+            check_output_path(args.json, what="--json")
+        except ValueError as err:
+            p.error(str(err))
     if args.child:
         print(json.dumps(play(args.variant, args.matches, args.seed, args.tt_limit)))
         return {}
