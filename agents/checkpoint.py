@@ -21,7 +21,7 @@ from typing import Any
 
 from ..training import checkpoint as ckpt_io
 from ..training.policy import NumpyPolicy, PolicyAgent, SuitAverage, suit_renamings
-from .spec import SAMPLE, SUIT_SUFFIX
+from .spec import policy_suffix
 
 
 class CheckpointAgent(PolicyAgent):
@@ -59,11 +59,7 @@ class CheckpointAgent(PolicyAgent):
         averaged = None
         if ckpt.suit_average if suit_average is None else suit_average:
             averaged = SuitAverage(policy, suit_renamings(env_name, game))
-        spec = (
-            f"ckpt:{path}"
-            + ("" if suit_average is None else SUIT_SUFFIX[suit_average])
-            + ("" if deterministic else SAMPLE)
-        )
+        spec = f"ckpt:{path}" + policy_suffix(suit_average, not deterministic)
         super().__init__(
             policy, spec, deterministic=deterministic, seed=seed, suit_average=averaged
         )

@@ -124,8 +124,7 @@ class AgentSpec:
         return (
             self.kind
             + _ARGUMENT_TEXT[_table()[self.kind].argument](self)
-            + ("" if self.suit_average is None else SUIT_SUFFIX[self.suit_average])
-            + (SAMPLE if self.sample else "")
+            + policy_suffix(self.suit_average, self.sample)
         )
 
     @property
@@ -214,6 +213,14 @@ class Kind:
         if self.names and arg not in self.names:
             raise ValueError(self.usage)
         return {"name": arg}
+
+
+def policy_suffix(suit_average: bool | None, sample: bool) -> str:
+    """How a policy's play is written after its spec: ``@sym`` / ``@plain`` where the
+    suit average is asked for or refused, then ``@sample`` where it samples."""
+    return ("" if suit_average is None else SUIT_SUFFIX[suit_average]) + (
+        SAMPLE if sample else ""
+    )
 
 
 def _suffixes(text: str) -> tuple[str, list[str]]:

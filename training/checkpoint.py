@@ -204,11 +204,17 @@ class Checkpoint:
     def suit_average(self) -> bool:
         """Whether the checkpoint is played averaged over the suit renamings (its
         manifest's ``suit_average``; False where the manifest says nothing)."""
-        return bool(self.manifest.get(SUIT_AVERAGE, False))
+        return suit_average_of(self.manifest)
 
 
 #: the manifest field that asks for the suit-averaged policy
 SUIT_AVERAGE = "suit_average"
+
+
+def suit_average_of(manifest: dict[str, Any]) -> bool:
+    """Whether a manifest asks for the suit-averaged policy (False where it says
+    nothing)."""
+    return bool(manifest.get(SUIT_AVERAGE, False))
 
 
 def set_suit_average(directory: str | Path, on: bool) -> Path:

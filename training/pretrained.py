@@ -175,7 +175,8 @@ def agent(
     """The shipped agent of an env for its options, or the shipped model ``name`` (a
     `CheckpointAgent` named ``pretrained`` or ``pretrained:NAME``); ``suit_average``
     True or False overrides the model's manifest (``@sym``, ``@plain``)."""
-    from ..agents.checkpoint import SUIT_SUFFIX, CheckpointAgent
+    from ..agents.checkpoint import CheckpointAgent
+    from ..agents.spec import policy_suffix
 
     directory = _model_for(env_name, env_options, name)
     loaded = CheckpointAgent(
@@ -189,8 +190,7 @@ def agent(
     loaded.spec = (
         "pretrained"
         + ("" if name is None else f":{name}")
-        + ("" if suit_average is None else SUIT_SUFFIX[suit_average])
-        + ("" if deterministic else "@sample")
+        + policy_suffix(suit_average, not deterministic)
     )
     return loaded
 

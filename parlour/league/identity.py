@@ -47,7 +47,7 @@ def checkpoint_hash(
         return None
     averaged = base.suit_average
     if averaged is None:
-        averaged = bool(found.get(ckpt_io.SUIT_AVERAGE, False))
+        averaged = ckpt_io.suit_average_of(found)
     return player_hash(str(found["weights_sha256"]), averaged)
 
 
