@@ -1,0 +1,472 @@
+"""The stage-2 search of `search.Stage2Solver` compiled with numba (the ``fast`` extra).
+
+The same alpha-beta, line for line, over the same relative-rank group words: the word
+tables become numpy arrays, the transposition table fixed-size open-addressing arrays,
+and ``rec`` an ``@njit`` function that calls itself. It answers every question exactly
+as the pure-Python search does (``tests/test_stage2_jit.py`` checks this), so the bots
+play the same cards with either; only the speed differs.
+
+Transposition table: one int64 array of slots, each a key (0 = empty; a key ``word <<
+1 | leader`` is never 0) and its entry (packed as in `search.Stage2Solver._build`),
+side by side so that a look-up reads one cache line; probed
+linearly over `PROBE` slots from the key's hash. A key whose slots are all taken
+replaces the first of them. Every entry is a proven bound, so an entry lost to a
+replacement (or to clearing, when more than ``tt_limit`` slots are filled, as the
+Python table is) costs only search time, never a wrong answer. ``stats`` holds the
+positions expanded (`Stage2Solver.nodes`) and the filled slots.
+
+This module imports numba; `search` imports it only when the compiled backend is
+chosen. Compiled code is cached next to this file, or, when the package directory is
+read-only (an installed wheel), in numba's per-user cache directory
+(``NUMBA_CACHE_DIR``); when no cache location is writable the functions are compiled
+afresh in each process (some seconds) rather than failing.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from numba import njit
+
+from .search import _COUNT, _RUN, _TOPS
+
+PROBE = 8  # slots tried for one key
+NODES, FILLED = 0, 1  # the counters in ``stats``
+_SCRATCH = 48  # leads or answers of one position (at most 32 of either)
+_DEPTH = 16  # frames: a search is at most 13 tricks deep, indexed by tricks left
+
+
+def _jit(fn):
+    """``njit(cache=True)``, or without the disk cache when numba finds no writable
+    place for it (it then raises when the function is decorated)."""
+    try:
+        return njit(cache=True)(fn)
+    except RuntimeError:  # "cannot cache function ...: no locator available"
+        return njit(fn)
+
+
+def compiled() -> bool:
+    """True when the functions here are compiled (numba's JIT was on when this module
+    was imported, which ``NUMBA_DISABLE_JIT=1`` turns off)."""
+    return hasattr(rec, "py_func")
+
+
+def tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """`search._TOPS`, ``_RUN`` and ``_COUNT`` as arrays: ``tops[seat, v, :ntops[seat,
+    v]]`` (strongest first), ``ntops``, ``run`` and ``count``, each indexed ``[seat,
+    v]``."""
+    size = 1 << 16
+    tops = np.zeros((2, size, 8), dtype=np.int8)
+    ntops = np.zeros((2, size), dtype=np.int8)
+    for seat in (0, 1):
+        for v, t in enumerate(_TOPS[seat]):
+            ntops[seat, v] = len(t)
+            tops[seat, v, : len(t)] = t
+    run = np.array(_RUN, dtype=np.int8)
+    count = np.array(_COUNT, dtype=np.int8)
+    return tops, ntops, run, count
+
+
+def new_table(tt_limit: int) -> np.ndarray:
+    """An empty table with at least twice ``tt_limit`` slots (a power of two), so it is
+    at most half full before it is cleared."""
+    size = 64
+    while size < 2 * tt_limit:
+        size *= 2
+    return np.zeros(2 * size, dtype=np.int64)
+
+
+_MIX = -0x61C8864680B583EB  # 0x9E3779B97F4A7C15 (Fibonacci hashing) as an int64
+
+
+@_jit
+def _slot0(key, size):
+    """The first slot of ``key`` (``size`` a power of two, at most ``2**24``): bits 40
+    and up of the wrapped 64-bit product, the same with or without the JIT."""
+    return ((int(key) * _MIX) >> 40) & (size - 1)
+
+
+@_jit
+def tt_get(tt, key):
+    """The entry of ``key``, or -1."""
+    size = tt.size >> 1
+    h = _slot0(key, size)
+    for p in range(PROBE):
+        slot = 2 * ((h + p) & (size - 1))
+        kk = tt[slot]
+        if kk == key:
+            return tt[slot + 1]
+        if kk == 0:
+            return np.int64(-1)
+    return np.int64(-1)
+
+
+@_jit
+def tt_put(tt, stats, key, val):
+    """Store ``val`` for ``key``: in its slot, an empty one, or over the first."""
+    size = tt.size >> 1
+    h = _slot0(key, size)
+    for p in range(PROBE):
+        slot = 2 * ((h + p) & (size - 1))
+        kk = tt[slot]
+        if kk == key:
+            tt[slot + 1] = val
+            return
+        if kk == 0:
+            tt[slot] = key
+            tt[slot + 1] = val
+            stats[FILLED] += 1
+            return
+    tt[2 * h] = key
+    tt[2 * h + 1] = val
+
+
+@_jit
+def _remove(v, i):
+    """The group word ``v`` without its card at relative position ``i``."""
+    return ((v >> (i + 1)) << i) | (v & ((1 << i) - 1))
+
+
+@_jit
+def _canon(v0, v1, v2, v3):
+    """One int for a position: the trump word, then the plain-suit words sorted."""
+    if v1 < v2:
+        v1, v2 = v2, v1
+    if v2 < v3:
+        v2, v3 = v3, v2
+    if v1 < v2:
+        v1, v2 = v2, v1
+    return v0 | v1 << 16 | v2 << 32 | v3 << 48
+
+
+@_jit
+def rec(ctx, s, lead_seat, k, n):
+    """Can seat 0 take at least ``k`` of the ``n`` tricks left in position ``s``,
+    ``lead_seat`` to lead? `search.Stage2Solver._build`'s ``rec``, compiled; ``ctx``
+    is `Kernel.ctx`."""
+    tt, stats, tops, ntops, run, count, scratch = ctx
+    if k <= 0:
+        return True
+    if k > n:
+        return False
+    key = s << 1 | lead_seat
+    entry = tt_get(tt, key)
+    if entry < 0:
+        lo, hi, best = np.int64(0), np.int64(n + 1), np.int64(-1)
+    else:
+        lo, hi, best = entry & 31, (entry >> 5) & 31, (entry >> 10) - 1
+        if k <= lo:
+            return True
+        if k >= hi:
+            return False
+    other = 1 - lead_seat
+    v0 = s & 0xFFFF
+    v1 = (s >> 16) & 0xFFFF
+    v2 = (s >> 32) & 0xFFFF
+    v3 = s >> 48
+    # quick tricks (see the Python search for the reasoning)
+    r_t = np.int64(run[lead_seat, v0])
+    o_t = np.int64(count[other, v0])
+    if o_t == 0 or r_t >= o_t:
+        q = (
+            np.int64(count[lead_seat, v0])
+            + run[lead_seat, v1]
+            + run[lead_seat, v2]
+            + run[lead_seat, v3]
+        )
+    else:
+        q = r_t
+        for v in (v1, v2, v3):
+            a = np.int64(run[lead_seat, v])
+            c = np.int64(count[other, v])
+            q += a if a < c else c
+    q_other = np.int64(run[other, v0])
+    if lead_seat == 0:
+        if q >= k:
+            tt_put(tt, stats, key, q | hi << 5 | (best + 1) << 10)
+            return True
+        if k > n - q_other:
+            hi = n - q_other + 1
+            tt_put(tt, stats, key, lo | hi << 5 | (best + 1) << 10)
+            return False
+    else:
+        if k > n - q:
+            hi = n - q + 1
+            tt_put(tt, stats, key, lo | hi << 5 | (best + 1) << 10)
+            return False
+        if k <= q_other:
+            tt_put(tt, stats, key, q_other | hi << 5 | (best + 1) << 10)
+            return True
+    stats[NODES] += 1
+    vs = (v0, v1, v2, v3)
+    # leads, ``g << 4 | i``: sure winners first, then the lower cards from the bottom
+    # up; the table's best lead before all (this frame's rows of ``scratch``)
+    leads = scratch[n, 0]
+    rest = scratch[n, 1]
+    answers = scratch[n, 2]
+    nl = 0
+    nr = 0
+    for g in range(4):
+        v = vs[g]
+        m = ntops[lead_seat, v]
+        if m == 0:
+            continue
+        start = 0
+        i0 = np.int64(tops[lead_seat, v, 0])
+        top = np.int64(count[0, v]) + count[1, v] - 1
+        if i0 == top and (g == 0 or o_t == 0 or count[other, v] != 0):
+            leads[nl] = g << 4 | i0
+            nl += 1
+            start = 1
+        for t in range(m - 1, start - 1, -1):
+            rest[nr] = g << 4 | np.int64(tops[lead_seat, v, t])
+            nr += 1
+    for t in range(nr):
+        leads[nl + t] = rest[t]
+    nl += nr
+    if best >= 0 and nl > 0 and leads[0] != best:
+        for p in range(1, nl):
+            if leads[p] == best:  # to the front, the others in order
+                for r in range(p, 0, -1):
+                    leads[r] = leads[r - 1]
+                leads[0] = best
+                break
+    want = lead_seat == 0  # seat 0 leads: one good lead is enough
+    success = False
+    for li in range(nl):
+        lead = leads[li]
+        g = lead >> 4
+        i = lead & 15
+        v = vs[g]
+        ok = True
+        if count[other, v] != 0:  # he follows suit: one group loses two cards
+            # his answers: the cheapest card that wins, his losers from the lowest
+            # up, then the dearer winners (`search._follows`)
+            na = 0
+            m = ntops[other, v]
+            first_win = -1
+            for t in range(m - 1, -1, -1):
+                j = np.int64(tops[other, v, t])
+                if j > i:
+                    first_win = j
+                    break
+            if first_win >= 0:
+                answers[na] = first_win
+                na += 1
+            for t in range(m - 1, -1, -1):
+                j = np.int64(tops[other, v, t])
+                if j < i:
+                    answers[na] = j
+                    na += 1
+            for t in range(m - 1, -1, -1):
+                j = np.int64(tops[other, v, t])
+                if j > first_win and first_win >= 0:
+                    answers[na] = j
+                    na += 1
+            for a in range(na):
+                j = answers[a]
+                if i > j:
+                    nv = _remove(_remove(v, i), j)
+                    winner = lead_seat
+                else:
+                    nv = _remove(_remove(v, j), i)
+                    winner = other
+                if g == 0:
+                    s2 = s ^ v ^ nv
+                elif g == 1:
+                    s2 = _canon(v0, nv, v2, v3)
+                elif g == 2:
+                    s2 = _canon(v0, v1, nv, v3)
+                else:
+                    s2 = _canon(v0, v1, v2, nv)
+                if winner == 0:
+                    ck, cs = k - 1, 0
+                else:
+                    ck, cs = k, 1
+                # the child's table entry, read here: most children are settled
+                # by it, and a call costs more than the look-up
+                e = tt_get(tt, s2 << 1 | cs)
+                if e < 0 or (e & 31) < ck < ((e >> 5) & 31):
+                    r = rec(ctx, s2, cs, ck, n - 1)
+                else:
+                    r = ck <= (e & 31)
+                if r != want:  # the follower refutes this lead
+                    ok = False
+                    break
+        else:  # void: ruff with the lowest trump, else discard low cards
+            # answers ``g2 << 4 | j``: the lowest ruff, the lowest card of each other
+            # plain suit, their higher cards, then the higher ruffs
+            na = 0
+            if g != 0 and o_t != 0:
+                m = ntops[other, v0]
+                answers[na] = np.int64(tops[other, v0, m - 1])
+                na += 1
+            for g2 in range(1, 4):
+                if g2 != g:
+                    w = vs[g2]
+                    m = ntops[other, w]
+                    if m:
+                        answers[na] = g2 << 4 | np.int64(tops[other, w, m - 1])
+                        na += 1
+            for g2 in range(1, 4):
+                if g2 != g:
+                    w = vs[g2]
+                    m = ntops[other, w]
+                    for t in range(m - 2, -1, -1):
+                        answers[na] = g2 << 4 | np.int64(tops[other, w, t])
+                        na += 1
+            if g != 0 and o_t != 0:
+                m = ntops[other, v0]
+                for t in range(m - 2, -1, -1):
+                    answers[na] = np.int64(tops[other, v0, t])
+                    na += 1
+            w0, w1, w2, w3 = v0, v1, v2, v3
+            nv = _remove(v, i)
+            if g == 0:
+                w0 = nv
+            elif g == 1:
+                w1 = nv
+            elif g == 2:
+                w2 = nv
+            else:
+                w3 = nv
+            for a in range(na):
+                g2 = answers[a] >> 4
+                j = answers[a] & 15
+                if g2 == 0:
+                    s2 = _canon(_remove(w0, j), w1, w2, w3)
+                elif g2 == 1:
+                    s2 = _canon(w0, _remove(w1, j), w2, w3)
+                elif g2 == 2:
+                    s2 = _canon(w0, w1, _remove(w2, j), w3)
+                else:
+                    s2 = _canon(w0, w1, w2, _remove(w3, j))
+                winner = other if g2 == 0 else lead_seat
+                if winner == 0:
+                    ck, cs = k - 1, 0
+                else:
+                    ck, cs = k, 1
+                # the child's table entry, read here: most children are settled
+                # by it, and a call costs more than the look-up
+                e = tt_get(tt, s2 << 1 | cs)
+                if e < 0 or (e & 31) < ck < ((e >> 5) & 31):
+                    r = rec(ctx, s2, cs, ck, n - 1)
+                else:
+                    r = ck <= (e & 31)
+                if r != want:
+                    ok = False
+                    break
+        if ok:
+            success = True
+            best = lead
+            break
+    result = success if want else not success
+    if result:
+        lo = k if k > lo else lo
+    elif k < hi:
+        hi = k
+    tt_put(tt, stats, key, lo | hi << 5 | (best + 1) << 10)
+    return result
+
+
+@_jit
+def _cards(count, word):
+    """Cards in each hand of the position ``word``."""
+    n = np.int64(0)
+    for g in range(4):
+        v = (word >> (16 * g)) & 0xFFFF
+        n += np.int64(count[0, v]) + count[1, v]
+    return n // 2
+
+
+@_jit
+def reach(ctx, word, leader, k, limit):
+    """`Stage2Solver.reach`: clear the table when more than ``limit`` slots are
+    filled, then search."""
+    tt, stats = ctx[0], ctx[1]
+    if stats[FILLED] > limit:
+        tt[:] = 0
+        stats[FILLED] = 0
+    return rec(ctx, word, leader, k, _cards(ctx[5], word))
+
+
+@_jit
+def max_tricks(ctx, word, leader, guess, limit):
+    """`Stage2Solver.max_tricks`: from ``guess`` one trick at a time, or (``guess``
+    negative) by binary search."""
+    n = _cards(ctx[5], word)
+    if guess >= 0:
+        g = min(guess, n)
+        if reach(ctx, word, leader, g, limit):
+            while g < n and reach(ctx, word, leader, g + 1, limit):
+                g += 1
+            return g
+        g -= 1
+        while g > 0 and not reach(ctx, word, leader, g, limit):
+            g -= 1
+        return g
+    lo, hi = np.int64(0), n + 1
+    while hi - lo > 1:  # reach(lo) holds, reach(hi) does not
+        mid = (lo + hi) // 2
+        if reach(ctx, word, leader, mid, limit):
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+class Kernel:
+    """The compiled search's state for one `Stage2Solver`: the tables (shared by every
+    kernel), its transposition table (allocated on first use, sized by ``tt_limit``)
+    and its counters."""
+
+    _tables: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
+
+    def __init__(self) -> None:
+        if Kernel._tables is None:
+            Kernel._tables = tables()
+        self.tables = Kernel._tables
+        self.tt: np.ndarray | None = None
+        self.stats = np.zeros(2, dtype=np.int64)
+        self.scratch = np.zeros((_DEPTH, 3, _SCRATCH), dtype=np.int64)
+        self.limit = -1
+        self._ctx: tuple = ()
+
+    def ctx(self, tt_limit: int) -> tuple:
+        """What the compiled functions share: ``(tt, stats, tops, ntops, run, count,
+        scratch)``, with a table sized for ``tt_limit``."""
+        if tt_limit != self.limit:  # first use, or a new limit: a table to fit it
+            self.tt = new_table(tt_limit)
+            self.stats[FILLED] = 0
+            self.limit = tt_limit
+            self._ctx = (self.tt, self.stats, *self.tables, self.scratch)
+        return self._ctx
+
+    def clear(self) -> None:
+        """Forget the transposition table."""
+        if self.tt is not None:
+            self.tt[:] = 0
+            self.stats[FILLED] = 0
+
+    @property
+    def nodes(self) -> int:
+        """Positions expanded so far."""
+        return int(self.stats[NODES])
+
+    def reach(self, word: int, leader: int, k: int, tt_limit: int) -> bool:
+        """`Stage2Solver.reach`, compiled."""
+        return bool(reach(self.ctx(tt_limit), word, leader, k, tt_limit))
+
+    def max_tricks(self, word: int, leader: int, guess: int | None, tt_limit: int):
+        """`Stage2Solver.max_tricks`, compiled (``guess`` None: binary search)."""
+        g = -1 if guess is None else max(guess, 0)
+        return int(max_tricks(self.ctx(tt_limit), word, leader, g, tt_limit))
+
+
+def warm_up() -> None:
+    """Compile (or load from the cache) every entry point on a tiny position."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        k = Kernel()
+        k.max_tricks(0b110 | 1 << 16 | 1 << 32 | 1 << 48, 0, None, 64)
