@@ -12,8 +12,10 @@ side by side so that a look-up reads one cache line; probed
 linearly over `PROBE` slots from the key's hash. A key whose slots are all taken
 replaces the first of them. Every entry is a proven bound, so an entry lost to a
 replacement (or to clearing, when more than ``tt_limit`` slots are filled, as the
-Python table is) costs only search time, never a wrong answer. ``stats`` holds the
-positions expanded (`Stage2Solver.nodes`) and the filled slots.
+Python table is) costs only search time, never a wrong answer. The table grows from
+small (`Kernel`), so a fresh solver does not pay for the pages of a large one.
+``stats`` counts the positions expanded (`Stage2Solver.nodes`), the filled slots and
+the entries dropped.
 
 This module imports numba; `search` imports it only when the compiled backend is
 chosen. Compiled code is cached next to this file, or, when the package directory is
@@ -32,7 +34,10 @@ from numba import njit
 from .search import _COUNT, _RUN, _TOPS
 
 PROBE = 8  # slots tried for one key
-NODES, FILLED = 0, 1  # the counters in ``stats``
+NODES, FILLED, DROPPED = 0, 1, 2  # the counters in ``stats``
+#: a new table's slots (2 MB): a fresh solver's first searches would pay more for the
+#: pages of a full-size table than for the search itself
+FIRST_SLOTS = 1 << 17
 _SCRATCH = 48  # leads or answers of one position (at most 32 of either)
 _DEPTH = 16  # frames: a search is at most 13 tricks deep, indexed by tricks left
 
@@ -68,13 +73,13 @@ def tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     return tops, ntops, run, count
 
 
-def new_table(tt_limit: int) -> np.ndarray:
-    """An empty table with at least twice ``tt_limit`` slots (a power of two), so it is
-    at most half full before it is cleared."""
+def slots_for(tt_limit: int) -> int:
+    """The most slots a table holding ``tt_limit`` entries grows to: at least twice as
+    many (a power of two), so it is at most half full before it is cleared."""
     size = 64
     while size < 2 * tt_limit:
         size *= 2
-    return np.zeros(2 * size, dtype=np.int64)
+    return size
 
 
 _MIX = -0x61C8864680B583EB  # 0x9E3779B97F4A7C15 (Fibonacci hashing) as an int64
@@ -120,6 +125,16 @@ def tt_put(tt, stats, key, val):
             return
     tt[2 * h] = key
     tt[2 * h + 1] = val
+    stats[DROPPED] += 1
+
+
+@_jit
+def rehash(old, new, stats):
+    """Copy the entries of table ``old`` into the empty, larger ``new``."""
+    stats[FILLED] = 0
+    for slot in range(0, old.size, 2):
+        if old[slot] != 0:
+            tt_put(new, stats, old[slot], old[slot + 1])
 
 
 @_jit
@@ -418,8 +433,11 @@ def max_tricks(ctx, word, leader, guess, limit):
 
 class Kernel:
     """The compiled search's state for one `Stage2Solver`: the tables (shared by every
-    kernel), its transposition table (allocated on first use, sized by ``tt_limit``)
-    and its counters."""
+    kernel), its transposition table and its counters.
+
+    The table starts at `FIRST_SLOTS` slots and doubles, between calls, whenever it is
+    over half full, up to `slots_for` ``tt_limit``.
+    """
 
     _tables: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
 
@@ -427,32 +445,43 @@ class Kernel:
         if Kernel._tables is None:
             Kernel._tables = tables()
         self.tables = Kernel._tables
-        self.tt: np.ndarray | None = None
-        self.stats = np.zeros(2, dtype=np.int64)
+        self.stats = np.zeros(3, dtype=np.int64)
         self.scratch = np.zeros((_DEPTH, 3, _SCRATCH), dtype=np.int64)
-        self.limit = -1
+        self.tt = np.zeros(0, dtype=np.int64)
         self._ctx: tuple = ()
 
+    def _new(self, slots: int) -> None:
+        self.tt = np.zeros(2 * slots, dtype=np.int64)
+        self._ctx = (self.tt, self.stats, *self.tables, self.scratch)
+
     def ctx(self, tt_limit: int) -> tuple:
-        """What the compiled functions share: ``(tt, stats, tops, ntops, run, count,
-        scratch)``, with a table sized for ``tt_limit``."""
-        if tt_limit != self.limit:  # first use, or a new limit: a table to fit it
-            self.tt = new_table(tt_limit)
+        """What the compiled functions share, ``(tt, stats, tops, ntops, run, count,
+        scratch)``, the table grown (or shrunk) to fit ``tt_limit``."""
+        slots = self.tt.size // 2
+        most = slots_for(tt_limit)
+        if slots > most or slots == 0:  # first use, or a smaller limit
             self.stats[FILLED] = 0
-            self.limit = tt_limit
-            self._ctx = (self.tt, self.stats, *self.tables, self.scratch)
+            self._new(min(FIRST_SLOTS, most))
+        elif 2 * self.stats[FILLED] > slots and slots < most:
+            old = self.tt
+            self._new(2 * slots)
+            rehash(old, self.tt, self.stats)
         return self._ctx
 
     def clear(self) -> None:
-        """Forget the transposition table."""
-        if self.tt is not None:
-            self.tt[:] = 0
-            self.stats[FILLED] = 0
+        """Forget the transposition table (and give its memory back)."""
+        self.tt = np.zeros(0, dtype=np.int64)
+        self.stats[FILLED] = 0
 
     @property
     def nodes(self) -> int:
         """Positions expanded so far."""
         return int(self.stats[NODES])
+
+    @property
+    def dropped(self) -> int:
+        """Entries overwritten by another key so far (each costs only time)."""
+        return int(self.stats[DROPPED])
 
     def reach(self, word: int, leader: int, k: int, tt_limit: int) -> bool:
         """`Stage2Solver.reach`, compiled."""
