@@ -31,6 +31,7 @@ import warnings
 import numpy as np
 from numba import njit
 
+from . import search
 from .search import _COUNT, _RUN, _TOPS
 
 PROBE = 8  # slots tried for one key
@@ -137,22 +138,109 @@ def rehash(old, new, stats):
             tt_put(new, stats, old[slot], old[slot + 1])
 
 
-@_jit
-def _remove(v, i):
-    """The group word ``v`` without its card at relative position ``i``."""
-    return ((v >> (i + 1)) << i) | (v & ((1 << i) - 1))
+# the word helpers of the Python search, compiled (the same code, so the same keys)
+_remove = _jit(search._remove)
+_canon = _jit(search._canon)
 
 
 @_jit
-def _canon(v0, v1, v2, v3):
-    """One int for a position: the trump word, then the plain-suit words sorted."""
-    if v1 < v2:
-        v1, v2 = v2, v1
-    if v2 < v3:
-        v2, v3 = v3, v2
-    if v1 < v2:
-        v1, v2 = v2, v1
-    return v0 | v1 << 16 | v2 << 32 | v3 << 48
+def _follow_answers(tops, ntops, seat, v, i, out):
+    """``seat``'s answers in group word ``v`` to a lead at position ``i``, into
+    ``out`` (their number returned): the cheapest card that wins, the losers from the
+    lowest up, then the dearer winners (`search._follows`)."""
+    m = ntops[seat, v]
+    na = 0
+    first_win = -1
+    for t in range(m - 1, -1, -1):  # tops are strongest first: weakest up
+        j = np.int64(tops[seat, v, t])
+        if j > i:
+            first_win = j
+            break
+    if first_win >= 0:
+        out[na] = first_win
+        na += 1
+    for t in range(m - 1, -1, -1):
+        j = np.int64(tops[seat, v, t])
+        if j < i:
+            out[na] = j
+            na += 1
+    for t in range(m - 1, -1, -1):
+        j = np.int64(tops[seat, v, t])
+        if first_win >= 0 and j > first_win:
+            out[na] = j
+            na += 1
+    return na
+
+
+@_jit
+def _void_answers(tops, ntops, seat, vs, g, out):
+    """``seat``'s answers ``g2 << 4 | j`` to a lead in group ``g`` he is void in, into
+    ``out`` (their number returned): the lowest ruff, the lowest card of each other
+    plain suit, their higher cards, then the higher ruffs."""
+    na = 0
+    ruffs = g != 0 and ntops[seat, vs[0]] != 0
+    if ruffs:
+        out[na] = np.int64(tops[seat, vs[0], ntops[seat, vs[0]] - 1])
+        na += 1
+    for g2 in range(1, 4):
+        m = ntops[seat, vs[g2]]
+        if g2 != g and m:
+            out[na] = g2 << 4 | np.int64(tops[seat, vs[g2], m - 1])
+            na += 1
+    for g2 in range(1, 4):
+        if g2 != g:
+            for t in range(ntops[seat, vs[g2]] - 2, -1, -1):
+                out[na] = g2 << 4 | np.int64(tops[seat, vs[g2], t])
+                na += 1
+    if ruffs:
+        for t in range(ntops[seat, vs[0]] - 2, -1, -1):
+            out[na] = np.int64(tops[seat, vs[0], t])
+            na += 1
+    return na
+
+
+@_jit
+def _after(s, vs, g, i, answer, follows, lead_seat):
+    """The position after a lead at ``(g, i)`` and ``answer`` (a position in group
+    ``g`` when he follows, else ``g2 << 4 | j``), and who took the trick."""
+    v0, v1, v2, v3 = vs
+    if follows:  # one group loses two cards
+        v = vs[g]
+        j = answer
+        if i > j:
+            nv = _remove(_remove(v, i), j)
+            winner = lead_seat
+        else:
+            nv = _remove(_remove(v, j), i)
+            winner = 1 - lead_seat
+        if g == 0:
+            return s ^ v ^ nv, winner
+        if g == 1:
+            return _canon(v0, nv, v2, v3), winner
+        if g == 2:
+            return _canon(v0, v1, nv, v3), winner
+        return _canon(v0, v1, v2, nv), winner
+    g2 = answer >> 4
+    j = answer & 15
+    winner = 1 - lead_seat if g2 == 0 else lead_seat  # a ruff wins, a discard loses
+    w0, w1, w2, w3 = v0, v1, v2, v3  # no list: it would be allocated per child
+    if g == 0:
+        w0 = _remove(w0, i)
+    elif g == 1:
+        w1 = _remove(w1, i)
+    elif g == 2:
+        w2 = _remove(w2, i)
+    else:
+        w3 = _remove(w3, i)
+    if g2 == 0:
+        w0 = _remove(w0, j)
+    elif g2 == 1:
+        w1 = _remove(w1, j)
+    elif g2 == 2:
+        w2 = _remove(w2, j)
+    else:
+        w3 = _remove(w3, j)
+    return _canon(w0, w1, w2, w3), winner
 
 
 @_jit
@@ -253,125 +341,28 @@ def rec(ctx, s, lead_seat, k, n):
         lead = leads[li]
         g = lead >> 4
         i = lead & 15
-        v = vs[g]
+        follows = count[other, vs[g]] != 0  # else void: he ruffs or discards
+        if follows:
+            na = _follow_answers(tops, ntops, other, vs[g], i, answers)
+        else:
+            na = _void_answers(tops, ntops, other, vs, g, answers)
         ok = True
-        if count[other, v] != 0:  # he follows suit: one group loses two cards
-            # his answers: the cheapest card that wins, his losers from the lowest
-            # up, then the dearer winners (`search._follows`)
-            na = 0
-            m = ntops[other, v]
-            first_win = -1
-            for t in range(m - 1, -1, -1):
-                j = np.int64(tops[other, v, t])
-                if j > i:
-                    first_win = j
-                    break
-            if first_win >= 0:
-                answers[na] = first_win
-                na += 1
-            for t in range(m - 1, -1, -1):
-                j = np.int64(tops[other, v, t])
-                if j < i:
-                    answers[na] = j
-                    na += 1
-            for t in range(m - 1, -1, -1):
-                j = np.int64(tops[other, v, t])
-                if j > first_win and first_win >= 0:
-                    answers[na] = j
-                    na += 1
-            for a in range(na):
-                j = answers[a]
-                if i > j:
-                    nv = _remove(_remove(v, i), j)
-                    winner = lead_seat
-                else:
-                    nv = _remove(_remove(v, j), i)
-                    winner = other
-                if g == 0:
-                    s2 = s ^ v ^ nv
-                elif g == 1:
-                    s2 = _canon(v0, nv, v2, v3)
-                elif g == 2:
-                    s2 = _canon(v0, v1, nv, v3)
-                else:
-                    s2 = _canon(v0, v1, v2, nv)
-                if winner == 0:
-                    ck, cs = k - 1, 0
-                else:
-                    ck, cs = k, 1
-                # the child's table entry, read here: most children are settled
-                # by it, and a call costs more than the look-up
-                e = tt_get(tt, s2 << 1 | cs)
-                if e < 0 or (e & 31) < ck < ((e >> 5) & 31):
-                    r = rec(ctx, s2, cs, ck, n - 1)
-                else:
-                    r = ck <= (e & 31)
-                if r != want:  # the follower refutes this lead
-                    ok = False
-                    break
-        else:  # void: ruff with the lowest trump, else discard low cards
-            # answers ``g2 << 4 | j``: the lowest ruff, the lowest card of each other
-            # plain suit, their higher cards, then the higher ruffs
-            na = 0
-            if g != 0 and o_t != 0:
-                m = ntops[other, v0]
-                answers[na] = np.int64(tops[other, v0, m - 1])
-                na += 1
-            for g2 in range(1, 4):
-                if g2 != g:
-                    w = vs[g2]
-                    m = ntops[other, w]
-                    if m:
-                        answers[na] = g2 << 4 | np.int64(tops[other, w, m - 1])
-                        na += 1
-            for g2 in range(1, 4):
-                if g2 != g:
-                    w = vs[g2]
-                    m = ntops[other, w]
-                    for t in range(m - 2, -1, -1):
-                        answers[na] = g2 << 4 | np.int64(tops[other, w, t])
-                        na += 1
-            if g != 0 and o_t != 0:
-                m = ntops[other, v0]
-                for t in range(m - 2, -1, -1):
-                    answers[na] = np.int64(tops[other, v0, t])
-                    na += 1
-            w0, w1, w2, w3 = v0, v1, v2, v3
-            nv = _remove(v, i)
-            if g == 0:
-                w0 = nv
-            elif g == 1:
-                w1 = nv
-            elif g == 2:
-                w2 = nv
+        for a in range(na):
+            s2, winner = _after(s, vs, g, i, answers[a], follows, lead_seat)
+            if winner == 0:
+                ck, cs = k - 1, 0
             else:
-                w3 = nv
-            for a in range(na):
-                g2 = answers[a] >> 4
-                j = answers[a] & 15
-                if g2 == 0:
-                    s2 = _canon(_remove(w0, j), w1, w2, w3)
-                elif g2 == 1:
-                    s2 = _canon(w0, _remove(w1, j), w2, w3)
-                elif g2 == 2:
-                    s2 = _canon(w0, w1, _remove(w2, j), w3)
-                else:
-                    s2 = _canon(w0, w1, w2, _remove(w3, j))
-                winner = other if g2 == 0 else lead_seat
-                if winner == 0:
-                    ck, cs = k - 1, 0
-                else:
-                    ck, cs = k, 1
-                # the child's table entry, read here: most children are settled
-                # by it, and a call costs more than the look-up
-                e = tt_get(tt, s2 << 1 | cs)
-                if e < 0 or (e & 31) < ck < ((e >> 5) & 31):
-                    r = rec(ctx, s2, cs, ck, n - 1)
-                else:
-                    r = ck <= (e & 31)
-                if r != want:
-                    ok = False
-                    break
+                ck, cs = k, 1
+            # the child's table entry, read here: most children are settled by it,
+            # and a call costs more than the look-up
+            e = tt_get(tt, s2 << 1 | cs)
+            if e < 0 or (e & 31) < ck < ((e >> 5) & 31):
+                r = rec(ctx, s2, cs, ck, n - 1)
+            else:
+                r = ck <= (e & 31)
+            if r != want:  # the follower refutes this lead
+                ok = False
+                break
         if ok:
             success = True
             best = lead

@@ -3,7 +3,8 @@
 Positions are relative-rank group words (`Layout` maps the engine's cards to them);
 the search is alpha-beta over "can seat 0 take at least ``k`` of the tricks left?" with
 a shared transposition table (`SHARED`). The package docstring
-(`parlour.agents.solver.german_whist`) describes the algorithm.
+(`parlour.agents.solver.german_whist`) describes the algorithm; `jit` is the same
+search compiled with numba, which `Stage2Solver` uses when it can.
 """
 
 from __future__ import annotations
