@@ -94,39 +94,38 @@ def _slot0(key, size):
 
 
 @_jit
-def tt_get(tt, key):
-    """The entry of ``key``, or -1."""
+def _find(tt, key):
+    """The index of the slot holding ``key``, else of the first empty slot of its
+    probes, else -1 (every one taken by another key)."""
     size = tt.size >> 1
     h = _slot0(key, size)
     for p in range(PROBE):
         slot = 2 * ((h + p) & (size - 1))
-        kk = tt[slot]
-        if kk == key:
-            return tt[slot + 1]
-        if kk == 0:
-            return np.int64(-1)
+        if tt[slot] == key or tt[slot] == 0:
+            return slot
+    return -1
+
+
+@_jit
+def tt_get(tt, key):
+    """The entry of ``key``, or -1."""
+    slot = _find(tt, key)
+    if slot >= 0 and tt[slot] == key:
+        return tt[slot + 1]
     return np.int64(-1)
 
 
 @_jit
 def tt_put(tt, stats, key, val):
     """Store ``val`` for ``key``: in its slot, an empty one, or over the first."""
-    size = tt.size >> 1
-    h = _slot0(key, size)
-    for p in range(PROBE):
-        slot = 2 * ((h + p) & (size - 1))
-        kk = tt[slot]
-        if kk == key:
-            tt[slot + 1] = val
-            return
-        if kk == 0:
-            tt[slot] = key
-            tt[slot + 1] = val
-            stats[FILLED] += 1
-            return
-    tt[2 * h] = key
-    tt[2 * h + 1] = val
-    stats[DROPPED] += 1
+    slot = _find(tt, key)
+    if slot < 0:
+        slot = 2 * _slot0(key, tt.size >> 1)
+        stats[DROPPED] += 1
+    elif tt[slot] == 0:
+        stats[FILLED] += 1
+    tt[slot] = key
+    tt[slot + 1] = val
 
 
 @_jit
@@ -200,10 +199,23 @@ def _void_answers(tops, ntops, seat, vs, g, out):
 
 
 @_jit
+def _with(ws, g, w):
+    """The four group words ``ws`` with group ``g``'s word replaced by ``w`` (a tuple,
+    not a list: a list would be allocated for every child)."""
+    w0, w1, w2, w3 = ws
+    if g == 0:
+        return (w, w1, w2, w3)
+    if g == 1:
+        return (w0, w, w2, w3)
+    if g == 2:
+        return (w0, w1, w, w3)
+    return (w0, w1, w2, w)
+
+
+@_jit
 def _after(s, vs, g, i, answer, follows, lead_seat):
     """The position after a lead at ``(g, i)`` and ``answer`` (a position in group
     ``g`` when he follows, else ``g2 << 4 | j``), and who took the trick."""
-    v0, v1, v2, v3 = vs
     if follows:  # one group loses two cards
         v = vs[g]
         j = answer
@@ -215,32 +227,14 @@ def _after(s, vs, g, i, answer, follows, lead_seat):
             winner = 1 - lead_seat
         if g == 0:
             return s ^ v ^ nv, winner
-        if g == 1:
-            return _canon(v0, nv, v2, v3), winner
-        if g == 2:
-            return _canon(v0, v1, nv, v3), winner
-        return _canon(v0, v1, v2, nv), winner
-    g2 = answer >> 4
-    j = answer & 15
-    winner = 1 - lead_seat if g2 == 0 else lead_seat  # a ruff wins, a discard loses
-    w0, w1, w2, w3 = v0, v1, v2, v3  # no list: it would be allocated per child
-    if g == 0:
-        w0 = _remove(w0, i)
-    elif g == 1:
-        w1 = _remove(w1, i)
-    elif g == 2:
-        w2 = _remove(w2, i)
+        w = _with(vs, g, nv)
     else:
-        w3 = _remove(w3, i)
-    if g2 == 0:
-        w0 = _remove(w0, j)
-    elif g2 == 1:
-        w1 = _remove(w1, j)
-    elif g2 == 2:
-        w2 = _remove(w2, j)
-    else:
-        w3 = _remove(w3, j)
-    return _canon(w0, w1, w2, w3), winner
+        g2 = answer >> 4
+        j = answer & 15
+        winner = 1 - lead_seat if g2 == 0 else lead_seat  # a ruff wins, a discard not
+        w = _with(vs, g, _remove(vs[g], i))
+        w = _with(w, g2, _remove(w[g2], j))
+    return _canon(w[0], w[1], w[2], w[3]), winner
 
 
 @_jit
