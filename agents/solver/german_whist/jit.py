@@ -88,9 +88,12 @@ _MIX = -0x61C8864680B583EB  # 0x9E3779B97F4A7C15 (Fibonacci hashing) as an int64
 
 @_jit
 def _slot0(key, size):
-    """The first slot of ``key`` (``size`` a power of two, at most ``2**24``): bits 40
-    and up of the wrapped 64-bit product, the same with or without the JIT."""
-    return ((int(key) * _MIX) >> 40) & (size - 1)
+    """The first slot of ``key`` (``size`` a power of two): the key's high half folded
+    onto its low half (so every word counts in a small table), times `_MIX`, bits 40
+    and up of the wrapped 64-bit product; the same with or without the JIT."""
+    x = int(key)
+    x ^= x >> 31
+    return ((x * _MIX) >> 40) & (size - 1)
 
 
 @_jit
