@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 from test_solver import make_game, stage1_states
 
+from parlour import agents
 from parlour.agents.solver import german_whist as sg
 
 numba = pytest.importorskip("numba")
@@ -133,7 +134,7 @@ def test_the_backend_is_chosen_by_argument_or_environment(
 ) -> None:
     """``PARLOUR_JIT=0`` picks pure Python, ``1`` or unset the compiled search (when
     numba's JIT is on); the argument overrides the environment; anything else is a
-    one-line error, found before any search."""
+    one-line error, found before any search (when a bot is made)."""
     monkeypatch.setenv(sg.search.JIT_ENV, "0")
     assert sg.Stage2Solver().backend == "python"
     assert sg.Stage2Solver(backend="auto").backend == "numba"
@@ -147,6 +148,8 @@ def test_the_backend_is_chosen_by_argument_or_environment(
     monkeypatch.setenv(sg.search.JIT_ENV, "yes")
     with pytest.raises(ValueError, match="PARLOUR_JIT must be 0 or 1"):
         sg.Stage2Solver().reach(1 | 1 << 16 | 1 << 32 | 1 << 48, 0, 0)
+    with pytest.raises(ValueError, match="PARLOUR_JIT must be 0 or 1"):
+        agents.make("solver", "german_whist_v0", seed=0)  # before any game
 
 
 def test_without_numba_the_python_search_answers(

@@ -253,6 +253,11 @@ class Stage2Solver:
         self._backend: str | None = None  # settled at the first search
         self._kernel: Any = None  # the compiled backend's `jit.Kernel`
 
+    def requested(self) -> str:
+        """The backend asked for: the argument, else `JIT_ENV`'s (ValueError for a bad
+        value, so callers can refuse it before any work)."""
+        return self._requested or requested_backend()
+
     @property
     def backend(self) -> str:
         """The backend that searches: ``"numba"`` or ``"python"``."""
@@ -261,7 +266,7 @@ class Stage2Solver:
         return self._backend  # type: ignore[return-value]
 
     def _settle(self) -> None:
-        requested = self._requested or requested_backend()
+        requested = self.requested()
         if requested != "python":
             try:
                 from . import jit
