@@ -21,7 +21,7 @@ This module imports numba; `search` imports it only when the compiled backend is
 chosen. Compiled code is cached next to this file, or, when the package directory is
 read-only (an installed wheel), in numba's per-user cache directory
 (``NUMBA_CACHE_DIR``); when no cache location is writable the functions are compiled
-afresh in each process (some seconds) rather than failing.
+afresh in each process (about 10 s of CPU) rather than failing.
 """
 
 from __future__ import annotations
