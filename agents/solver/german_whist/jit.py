@@ -18,10 +18,10 @@ small (`Kernel`), so a fresh solver does not pay for the pages of a large one.
 the entries dropped.
 
 This module imports numba; `search` imports it only when the compiled backend is
-chosen. Compiled code is cached next to this file, or, when the package directory is
-read-only (an installed wheel), in numba's per-user cache directory
-(``NUMBA_CACHE_DIR``); when no cache location is writable the functions are compiled
-afresh in each process (about 10 s of CPU) rather than failing.
+chosen. Compiled code is cached in ``NUMBA_CACHE_DIR`` where that is set, else next to
+this file, or, when the package directory is read-only (an installed wheel), in numba's
+per-user cache (``~/.cache/numba``); when no cache location is writable the functions
+are compiled afresh in each process (about 10 s of CPU) rather than failing.
 """
 
 from __future__ import annotations
