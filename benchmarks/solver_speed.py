@@ -358,9 +358,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "python": platform.python_version(),
         "machine": platform.machine(),
         "rows": [],
+        "search": sg.SHARED.backend,  # numba or python (PARLOUR_JIT)
     }
+    if report["search"] == "numba":  # loaded or compiled now, not in the first solve
+        sg.jit.warm_up()
     print(
-        f"Solver speed (CPU seconds; Python {report['python']}, source={args.source})"
+        f"Solver speed (CPU seconds; Python {report['python']}, source={args.source}, "
+        f"{report['search']} search)"
     )
     print(f"{'row':<34} {'mean':>9} {'p95':>9} {'max':>9}  {'target':<18} result")
     for variant in args.variants if args.german else []:

@@ -14,8 +14,13 @@ on the same seeds:
 
 * ``--reference PYTHON``: an interpreter whose ``parlour`` is another tree (say a
   virtual environment with the previous commit installed), for a before/after ratio;
+* ``--reference-jit 0``: this tree with the pure-Python stage-2 search
+  (``PARLOUR_JIT=0``), for what the compiled search (the ``fast`` extra) buys;
 * otherwise this tree with the solver's table limited to ``--reference-tt`` entries
   (500 000, the limit before it was raised), which shows what the larger table buys.
+
+``--jit`` / ``--reference-jit`` set ``PARLOUR_JIT`` for one side (default: as in this
+environment); each side reports the backend that searched.
 
 Both sides must play the same games (the search is exact, so no change of speed may
 change a result): the script compares every match's scores and says if they differ.
@@ -24,6 +29,7 @@ change a result): the script compares every match's scores and says if they diff
     python benchmarks/whist_match_speed.py --matches 10 --seed 9851 --json speed.json
     python benchmarks/whist_match_speed.py --variant german --matches 20
     python benchmarks/whist_match_speed.py --reference /tmp/old/.venv/bin/python
+    python benchmarks/whist_match_speed.py --matches 10 --seed 10101 --reference-jit 0
 """
 
 from __future__ import annotations
@@ -57,6 +63,7 @@ def play(variant: str, matches: int, seed: int, tt_limit: int | None) -> dict[st
     )
     cpu = time.process_time() - start
     return {
+        "backend": SHARED.backend,
         "cpu_s": cpu,
         "games": result.games,
         "cpu_per_match_s": cpu / max(result.games, 1),
@@ -65,8 +72,11 @@ def play(variant: str, matches: int, seed: int, tt_limit: int | None) -> dict[st
     }
 
 
-def run_side(python: str, args: argparse.Namespace, tt_limit: int | None) -> dict:
-    """One side of the comparison in a child process (``python`` runs this script)."""
+def run_side(
+    python: str, args: argparse.Namespace, tt_limit: int | None, jit: str | None = None
+) -> dict:
+    """One side of the comparison in a child process (``python`` runs this script;
+    ``jit``: its ``PARLOUR_JIT``, None to inherit this environment's)."""
     cmd = [
         python,
         __file__,
@@ -80,7 +90,10 @@ def run_side(python: str, args: argparse.Namespace, tt_limit: int | None) -> dic
     ]
     if tt_limit is not None:
         cmd += ["--tt-limit", str(tt_limit)]
-    done = subprocess.run(cmd, capture_output=True, text=True)
+    env = dict(os.environ)
+    if jit is not None:
+        env["PARLOUR_JIT"] = jit
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or ["no message"])[-1]
         raise SystemExit(
@@ -111,6 +124,17 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         default=500_000,
         help="without --reference: the reference's table limit (500000)",
     )
+    p.add_argument(
+        "--jit",
+        choices=("0", "1"),
+        help="PARLOUR_JIT for this tree's side (0: pure-Python search, 1: numba)",
+    )
+    p.add_argument(
+        "--reference-jit",
+        choices=("0", "1"),
+        help="PARLOUR_JIT for the reference side; without --reference the reference "
+        "is then this tree with its own table limit",
+    )
     p.add_argument("--json", help="also write the figures to this JSON file")
     p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--tt-limit", type=int, help=argparse.SUPPRESS)
@@ -134,10 +158,15 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         print(json.dumps(play(args.variant, args.matches, args.seed, args.tt_limit)))
         return {}
 
-    ref_tt = None if args.reference else args.reference_tt
-    ref_name = args.reference or f"this tree, table {args.reference_tt:,} entries"
-    now = run_side(sys.executable, args, None)
-    ref = run_side(args.reference or sys.executable, args, ref_tt)
+    ref_tt = None if args.reference or args.reference_jit else args.reference_tt
+    if args.reference:
+        ref_name = args.reference
+    elif args.reference_jit:
+        ref_name = f"this tree, PARLOUR_JIT={args.reference_jit}"
+    else:
+        ref_name = f"this tree, table {args.reference_tt:,} entries"
+    now = run_side(sys.executable, args, None, args.jit)
+    ref = run_side(args.reference or sys.executable, args, ref_tt, args.reference_jit)
     same = (now["candidate_scores"], now["field_scores"]) == (
         ref["candidate_scores"],
         ref["field_scores"],
@@ -152,9 +181,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "same_results": same,
     }
     print(f"german_whist_v0 ({args.variant}): expert vs solver, {args.matches} matches")
-    print(f"{'side':34s} {'CPU s':>8s} {'CPU s/match':>12s}")
+    print(f"{'side':34s} {'search':>7s} {'CPU s':>8s} {'CPU s/match':>12s}")
     for name, side in (("this tree", now), (ref_name, ref)):
-        print(f"{name[:34]:34s} {side['cpu_s']:8.1f} {side['cpu_per_match_s']:12.2f}")
+        print(
+            f"{name[:34]:34s} {side.get('backend', '?'):>7s} {side['cpu_s']:8.1f} "
+            f"{side['cpu_per_match_s']:12.2f}"
+        )
     print(f"reference / this tree: {report['ratio']:.2f}x")
     verdict = "yes" if same else "NO: the two sides played differently"
     print(f"same results: {verdict}")

@@ -48,3 +48,16 @@ def test_a_side_that_fails_is_one_line():
         module.run_side("/bin/false", args, None)
     text = str(exit_.value.code)
     assert "the side run by /bin/false failed" in text and "\n" not in text
+
+
+@pytest.mark.parametrize("jit", ["0", "1"])
+def test_a_side_runs_with_its_parlour_jit(jit, tmp_path, monkeypatch):
+    """``--jit`` / ``--reference-jit`` reach the side's child process as
+    ``PARLOUR_JIT``, whatever this environment says."""
+    module = _script()
+    monkeypatch.setenv("PARLOUR_JIT", "1" if jit == "0" else "0")
+    fake = tmp_path / "python"  # stands for the interpreter: prints what it was given
+    fake.write_text('#!/bin/sh\necho "{\\"jit\\": \\"$PARLOUR_JIT\\"}"\n')
+    fake.chmod(0o755)
+    args = argparse.Namespace(variant="german", matches=2, seed=1)
+    assert module.run_side(str(fake), args, None, jit) == {"jit": jit}

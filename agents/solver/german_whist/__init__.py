@@ -48,10 +48,14 @@ the two cannot drift.
 
 `stage2_quality` measures any agent's stage-2 play against perfect play.
 
-The package, part by part: `search` (the word tables, `Layout`, `Stage2Solver`),
-`positions` (engine positions, `solve`, `optimal_moves`), `pimc` (`Knowledge`,
-`sample_world`, `Rollout`, `pimc_card`), `bots` (`PIMCAgent`, `SolverAgent`,
-`make_agent`) and `quality` (`score_decision`, `stage2_quality`).
+The search runs compiled with numba when it imports (the ``fast`` extra; `jit`, the
+same search giving the same answers), else in pure Python; ``PARLOUR_JIT=0`` or
+``Stage2Solver(backend="python")`` forces the latter.
+
+The package, part by part: `search` (the word tables, `Layout`, `Stage2Solver`), `jit`
+(the search compiled), `positions` (engine positions, `solve`, `optimal_moves`), `pimc`
+(`Knowledge`, `sample_world`, `Rollout`, `pimc_card`), `bots` (`PIMCAgent`,
+`SolverAgent`, `make_agent`) and `quality` (`score_decision`, `stage2_quality`).
 """
 
 from __future__ import annotations

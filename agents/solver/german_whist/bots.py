@@ -66,6 +66,7 @@ class PIMCAgent(Agent):
             raise ValueError(f"PIMC margin must be at least 1, got {margin!r}")
         self.base = base
         self.solver = solver or SHARED
+        self.solver.requested()  # a bad PARLOUR_JIT is refused here, before any game
         self.spec = f"pimc:{self.samples}"
         # a given base policy (the ``expert`` agent's network) replaces ``base``
         self._given_base = base_agent

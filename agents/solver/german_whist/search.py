@@ -3,12 +3,15 @@
 Positions are relative-rank group words (`Layout` maps the engine's cards to them);
 the search is alpha-beta over "can seat 0 take at least ``k`` of the tricks left?" with
 a shared transposition table (`SHARED`). The package docstring
-(`parlour.agents.solver.german_whist`) describes the algorithm.
+(`parlour.agents.solver.german_whist`) describes the algorithm; `jit` is the same
+search compiled with numba, which `Stage2Solver` uses when it can.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
+from typing import Any
 
 from ....envs.core.cards import cards_in, mask_of
 from ....envs.german_whist.rules import GermanWhist
@@ -206,27 +209,99 @@ class Layout:
 
 
 # --- the search -----------------------------------------------------------------------
+BACKENDS = ("auto", "numba", "python")
+#: the environment variable that picks the backend when the constructor does not:
+#: ``0`` pure Python, ``1`` numba (an error without it), unset or empty: ``auto``
+JIT_ENV = "PARLOUR_JIT"
+_ENV_BACKENDS = {"": "auto", "0": "python", "1": "numba"}
+
+
+def requested_backend(backend: str | None = None) -> str:
+    """The backend asked for: ``backend`` when given, else from `JIT_ENV`; ValueError
+    for anything but `BACKENDS` (or ``0``/``1`` in the environment)."""
+    if backend is None:
+        env = os.environ.get(JIT_ENV, "").strip()
+        if env not in _ENV_BACKENDS:
+            raise ValueError(f"{JIT_ENV} must be 0 or 1 (or unset), got {env!r}")
+        return _ENV_BACKENDS[env]
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {list(BACKENDS)}, got {backend!r}")
+    return backend
+
+
 class Stage2Solver:
     """Exact double-dummy search of open-handed stage-2 positions (see the module
     docstring).
 
     ``reach(word, leader, k)`` is the core question; the card-level helpers below answer
     it for engine positions. One instance keeps its transposition table between calls.
+
+    Two backends give the same answers: the search compiled with numba (`jit`, the
+    ``fast`` extra; some ten times faster) and the pure-Python one below. ``backend``:
+    ``"numba"``, ``"python"``, or ``"auto"`` (numba when it imports and its JIT is on);
+    None reads `JIT_ENV`. It is settled at the first search, so building a solver
+    imports nothing.
     """
 
-    def __init__(self, tt_limit: int = TT_LIMIT):
-        self.tt: dict[int, int] = {}
+    def __init__(self, tt_limit: int = TT_LIMIT, backend: str | None = None):
+        self.tt: dict[int, int] = {}  # the pure-Python backend's table
         self.tt_limit = tt_limit
-        self.nodes = 0  # positions expanded (for benchmarks)
+        self._nodes = 0  # positions expanded by the pure-Python backend
         self._rec = self._build()
+        # validated now; None reads the environment at the first search
+        self._requested = None if backend is None else requested_backend(backend)
+        self._backend: str | None = None  # settled at the first search
+        self._kernel: Any = None  # the compiled backend's `jit.Kernel`
+
+    def requested(self) -> str:
+        """The backend asked for: the argument, else `JIT_ENV`'s (ValueError for a bad
+        value, so callers can refuse it before any work)."""
+        return self._requested or requested_backend()
+
+    @property
+    def backend(self) -> str:
+        """The backend that searches: ``"numba"`` or ``"python"``."""
+        if self._backend is None:
+            self._settle()
+        return self._backend  # type: ignore[return-value]
+
+    def _settle(self) -> None:
+        requested = self.requested()
+        if requested != "python":
+            try:
+                from . import jit
+            except ImportError as err:
+                if requested == "numba":
+                    raise ImportError(
+                        f"the compiled stage-2 search needs numba ({err}); install "
+                        "parlour[fast], or set PARLOUR_JIT=0"
+                    ) from None
+            else:
+                # with numba's JIT off (NUMBA_DISABLE_JIT=1) the kernel runs as plain
+                # Python, far slower than the search below: only when asked for
+                if jit.compiled() or requested == "numba":
+                    self._kernel = jit.Kernel()
+        self._backend = "python" if self._kernel is None else "numba"
+
+    @property
+    def nodes(self) -> int:
+        """Positions expanded so far, by either backend (for benchmarks): the same
+        count for the same questions while neither table has dropped an entry."""
+        return self._nodes + (self._kernel.nodes if self._kernel is not None else 0)
 
     def clear(self) -> None:
         """Forget the transposition table."""
         self.tt.clear()
+        if self._kernel is not None:
+            self._kernel.clear()
 
     def reach(self, word: int, leader: int, k: int) -> bool:
         """True if seat 0 can take at least ``k`` of the tricks left in the position
         ``word`` (a trick boundary, ``leader`` to lead), against any defence."""
+        if self._backend is None:
+            self._settle()
+        if self._kernel is not None:
+            return self._kernel.reach(word, leader, k, self.tt_limit)
         if len(self.tt) > self.tt_limit:
             self.tt.clear()
         n = _COUNT[0][word & _MASK16] + _COUNT[1][word & _MASK16]
@@ -300,7 +375,7 @@ class Stage2Solver:
                 if k <= q_other:
                     tt[key] = q_other | hi << 5 | (best + 1) << 10
                     return True
-            solver.nodes += 1
+            solver._nodes += 1
             vs = (v0, v1, v2, v3)
             # Leads: sure winners first (a top card he must follow, or cannot ruff),
             # then the lower cards from the bottom up; the table's best lead before all.
@@ -432,6 +507,10 @@ class Stage2Solver:
         value of a similar position), step from it one trick at a time, as MTD(f) does,
         otherwise a binary search; the probes share the table, so the later ones are
         cheap."""
+        if self._backend is None:
+            self._settle()
+        if self._kernel is not None:
+            return self._kernel.max_tricks(word, leader, guess, self.tt_limit)
         n = self._cards(word)
         if guess is not None:
             g = min(max(guess, 0), n)

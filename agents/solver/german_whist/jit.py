@@ -1,0 +1,489 @@
+"""The stage-2 search of `search.Stage2Solver` compiled with numba (the ``fast`` extra).
+
+The same alpha-beta, line for line, over the same relative-rank group words: the word
+tables become numpy arrays, the transposition table fixed-size open-addressing arrays,
+and ``rec`` an ``@njit`` function that calls itself. It answers every question exactly
+as the pure-Python search does (``tests/test_stage2_jit.py`` checks this), so the bots
+play the same cards with either; only the speed differs.
+
+Transposition table: one int64 array of slots, each a key (0 = empty; a key ``word <<
+1 | leader`` is never 0) and its entry (packed as in `search.Stage2Solver._build`),
+side by side so that a look-up reads one cache line; probed
+linearly over `PROBE` slots from the key's hash. A key whose slots are all taken
+replaces the first of them. Every entry is a proven bound, so an entry lost to a
+replacement (or to clearing, when more than ``tt_limit`` slots are filled, as the
+Python table is) costs only search time, never a wrong answer. The table grows from
+small (`Kernel`), so a fresh solver does not pay for the pages of a large one.
+``stats`` counts the positions expanded (`Stage2Solver.nodes`), the filled slots and
+the entries dropped.
+
+This module imports numba; `search` imports it only when the compiled backend is
+chosen. Compiled code is cached in ``NUMBA_CACHE_DIR`` where that is set, else next to
+this file, or, when the package directory is read-only (an installed wheel), in numba's
+per-user cache (``~/.cache/numba``); when no cache location is writable the functions
+are compiled afresh in each process (about 10 s of CPU) rather than failing.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from numba import njit
+
+from . import search
+from .search import _COUNT, _RUN, _TOPS
+
+PROBE = 8  # slots tried for one key
+NODES, FILLED, DROPPED = 0, 1, 2  # the counters in ``stats``
+#: a new table's slots (2 MB): a fresh solver's first searches would pay more for the
+#: pages of a full-size table than for the search itself
+FIRST_SLOTS = 1 << 17
+_SCRATCH = 48  # leads or answers of one position (at most 32 of either)
+_DEPTH = 16  # frames: a search is at most 13 tricks deep, indexed by tricks left
+
+
+def _jit(fn):
+    """``njit(cache=True)``, or without the disk cache when numba finds no writable
+    place for it (it then raises when the function is decorated)."""
+    try:
+        return njit(cache=True)(fn)
+    except RuntimeError:  # "cannot cache function ...: no locator available"
+        return njit(fn)
+
+
+def compiled() -> bool:
+    """True when the functions here are compiled (numba's JIT was on when this module
+    was imported, which ``NUMBA_DISABLE_JIT=1`` turns off)."""
+    return hasattr(rec, "py_func")
+
+
+def tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """`search._TOPS`, ``_RUN`` and ``_COUNT`` as arrays: ``tops[seat, v, :ntops[seat,
+    v]]`` (strongest first), ``ntops``, ``run`` and ``count``, each indexed ``[seat,
+    v]``."""
+    size = 1 << 16
+    tops = np.zeros((2, size, 8), dtype=np.int8)
+    ntops = np.zeros((2, size), dtype=np.int8)
+    for seat in (0, 1):
+        for v, t in enumerate(_TOPS[seat]):
+            ntops[seat, v] = len(t)
+            tops[seat, v, : len(t)] = t
+    run = np.array(_RUN, dtype=np.int8)
+    count = np.array(_COUNT, dtype=np.int8)
+    return tops, ntops, run, count
+
+
+def slots_for(tt_limit: int) -> int:
+    """The most slots a table holding ``tt_limit`` entries grows to: at least twice as
+    many (a power of two), so it is at most half full before it is cleared."""
+    size = 64
+    while size < 2 * tt_limit:
+        size *= 2
+    return size
+
+
+_MIX = -0x61C8864680B583EB  # 0x9E3779B97F4A7C15 (Fibonacci hashing) as an int64
+
+
+@_jit
+def _slot0(key, size):
+    """The first slot of ``key`` (``size`` a power of two): the key's high half folded
+    onto its low half (so every word counts in a small table), times `_MIX`, bits 40
+    and up of the wrapped 64-bit product; the same with or without the JIT."""
+    x = int(key)
+    x ^= x >> 31
+    return ((x * _MIX) >> 40) & (size - 1)
+
+
+@_jit
+def _find(tt, key):
+    """The index of the slot holding ``key``, else of the first empty slot of its
+    probes, else -1 (every one taken by another key)."""
+    size = tt.size >> 1
+    h = _slot0(key, size)
+    for p in range(PROBE):
+        slot = 2 * ((h + p) & (size - 1))
+        if tt[slot] == key or tt[slot] == 0:
+            return slot
+    return -1
+
+
+@_jit
+def tt_get(tt, key):
+    """The entry of ``key``, or -1."""
+    slot = _find(tt, key)
+    if slot >= 0 and tt[slot] == key:
+        return tt[slot + 1]
+    return np.int64(-1)
+
+
+@_jit
+def tt_put(tt, stats, key, val):
+    """Store ``val`` for ``key``: in its slot, an empty one, or over the first."""
+    slot = _find(tt, key)
+    if slot < 0:
+        slot = 2 * _slot0(key, tt.size >> 1)
+        stats[DROPPED] += 1
+    elif tt[slot] == 0:
+        stats[FILLED] += 1
+    tt[slot] = key
+    tt[slot + 1] = val
+
+
+@_jit
+def rehash(old, new, stats):
+    """Copy the entries of table ``old`` into the empty, larger ``new``."""
+    stats[FILLED] = 0
+    for slot in range(0, old.size, 2):
+        if old[slot] != 0:
+            tt_put(new, stats, old[slot], old[slot + 1])
+
+
+# the word helpers of the Python search, compiled (the same code, so the same keys)
+_remove = _jit(search._remove)
+_canon = _jit(search._canon)
+
+
+@_jit
+def _follow_answers(tops, ntops, seat, v, i, out):
+    """``seat``'s answers in group word ``v`` to a lead at position ``i``, into
+    ``out`` (their number returned): the cheapest card that wins, the losers from the
+    lowest up, then the dearer winners (`search._follows`)."""
+    m = ntops[seat, v]
+    na = 0
+    first_win = -1
+    for t in range(m - 1, -1, -1):  # tops are strongest first: weakest up
+        j = np.int64(tops[seat, v, t])
+        if j > i:
+            first_win = j
+            break
+    if first_win >= 0:
+        out[na] = first_win
+        na += 1
+    for t in range(m - 1, -1, -1):
+        j = np.int64(tops[seat, v, t])
+        if j < i:
+            out[na] = j
+            na += 1
+    for t in range(m - 1, -1, -1):
+        j = np.int64(tops[seat, v, t])
+        if first_win >= 0 and j > first_win:
+            out[na] = j
+            na += 1
+    return na
+
+
+@_jit
+def _void_answers(tops, ntops, seat, vs, g, out):
+    """``seat``'s answers ``g2 << 4 | j`` to a lead in group ``g`` he is void in, into
+    ``out`` (their number returned): the lowest ruff, the lowest card of each other
+    plain suit, their higher cards, then the higher ruffs."""
+    na = 0
+    ruffs = g != 0 and ntops[seat, vs[0]] != 0
+    if ruffs:
+        out[na] = np.int64(tops[seat, vs[0], ntops[seat, vs[0]] - 1])
+        na += 1
+    for g2 in range(1, 4):
+        m = ntops[seat, vs[g2]]
+        if g2 != g and m:
+            out[na] = g2 << 4 | np.int64(tops[seat, vs[g2], m - 1])
+            na += 1
+    for g2 in range(1, 4):
+        if g2 != g:
+            for t in range(ntops[seat, vs[g2]] - 2, -1, -1):
+                out[na] = g2 << 4 | np.int64(tops[seat, vs[g2], t])
+                na += 1
+    if ruffs:
+        for t in range(ntops[seat, vs[0]] - 2, -1, -1):
+            out[na] = np.int64(tops[seat, vs[0], t])
+            na += 1
+    return na
+
+
+@_jit
+def _with(ws, g, w):
+    """The four group words ``ws`` with group ``g``'s word replaced by ``w`` (a tuple,
+    not a list: a list would be allocated for every child)."""
+    w0, w1, w2, w3 = ws
+    if g == 0:
+        return (w, w1, w2, w3)
+    if g == 1:
+        return (w0, w, w2, w3)
+    if g == 2:
+        return (w0, w1, w, w3)
+    return (w0, w1, w2, w)
+
+
+@_jit
+def _after(s, vs, g, i, answer, follows, lead_seat):
+    """The position after a lead at ``(g, i)`` and ``answer`` (a position in group
+    ``g`` when he follows, else ``g2 << 4 | j``), and who took the trick."""
+    if follows:  # one group loses two cards
+        v = vs[g]
+        j = answer
+        if i > j:
+            nv = _remove(_remove(v, i), j)
+            winner = lead_seat
+        else:
+            nv = _remove(_remove(v, j), i)
+            winner = 1 - lead_seat
+        if g == 0:
+            return s ^ v ^ nv, winner
+        w = _with(vs, g, nv)
+    else:
+        g2 = answer >> 4
+        j = answer & 15
+        winner = 1 - lead_seat if g2 == 0 else lead_seat  # a ruff wins, a discard not
+        w = _with(vs, g, _remove(vs[g], i))
+        w = _with(w, g2, _remove(w[g2], j))
+    return _canon(w[0], w[1], w[2], w[3]), winner
+
+
+@_jit
+def rec(ctx, s, lead_seat, k, n):
+    """Can seat 0 take at least ``k`` of the ``n`` tricks left in position ``s``,
+    ``lead_seat`` to lead? `search.Stage2Solver._build`'s ``rec``, compiled; ``ctx``
+    is `Kernel.ctx`."""
+    tt, stats, tops, ntops, run, count, scratch = ctx
+    if k <= 0:
+        return True
+    if k > n:
+        return False
+    key = s << 1 | lead_seat
+    entry = tt_get(tt, key)
+    if entry < 0:
+        lo, hi, best = np.int64(0), np.int64(n + 1), np.int64(-1)
+    else:
+        lo, hi, best = entry & 31, (entry >> 5) & 31, (entry >> 10) - 1
+        if k <= lo:
+            return True
+        if k >= hi:
+            return False
+    other = 1 - lead_seat
+    v0 = s & 0xFFFF
+    v1 = (s >> 16) & 0xFFFF
+    v2 = (s >> 32) & 0xFFFF
+    v3 = s >> 48
+    # quick tricks (see the Python search for the reasoning)
+    r_t = np.int64(run[lead_seat, v0])
+    o_t = np.int64(count[other, v0])
+    if o_t == 0 or r_t >= o_t:
+        q = (
+            np.int64(count[lead_seat, v0])
+            + run[lead_seat, v1]
+            + run[lead_seat, v2]
+            + run[lead_seat, v3]
+        )
+    else:
+        q = r_t
+        for v in (v1, v2, v3):
+            a = np.int64(run[lead_seat, v])
+            c = np.int64(count[other, v])
+            q += a if a < c else c
+    q_other = np.int64(run[other, v0])
+    if lead_seat == 0:
+        if q >= k:
+            tt_put(tt, stats, key, q | hi << 5 | (best + 1) << 10)
+            return True
+        if k > n - q_other:
+            hi = n - q_other + 1
+            tt_put(tt, stats, key, lo | hi << 5 | (best + 1) << 10)
+            return False
+    else:
+        if k > n - q:
+            hi = n - q + 1
+            tt_put(tt, stats, key, lo | hi << 5 | (best + 1) << 10)
+            return False
+        if k <= q_other:
+            tt_put(tt, stats, key, q_other | hi << 5 | (best + 1) << 10)
+            return True
+    stats[NODES] += 1
+    vs = (v0, v1, v2, v3)
+    # leads, ``g << 4 | i``: sure winners first, then the lower cards from the bottom
+    # up; the table's best lead before all (this frame's rows of ``scratch``)
+    leads = scratch[n, 0]
+    rest = scratch[n, 1]
+    answers = scratch[n, 2]
+    nl = 0
+    nr = 0
+    for g in range(4):
+        v = vs[g]
+        m = ntops[lead_seat, v]
+        if m == 0:
+            continue
+        start = 0
+        i0 = np.int64(tops[lead_seat, v, 0])
+        top = np.int64(count[0, v]) + count[1, v] - 1
+        if i0 == top and (g == 0 or o_t == 0 or count[other, v] != 0):
+            leads[nl] = g << 4 | i0
+            nl += 1
+            start = 1
+        for t in range(m - 1, start - 1, -1):
+            rest[nr] = g << 4 | np.int64(tops[lead_seat, v, t])
+            nr += 1
+    for t in range(nr):
+        leads[nl + t] = rest[t]
+    nl += nr
+    if best >= 0 and nl > 0 and leads[0] != best:
+        for p in range(1, nl):
+            if leads[p] == best:  # to the front, the others in order
+                for r in range(p, 0, -1):
+                    leads[r] = leads[r - 1]
+                leads[0] = best
+                break
+    want = lead_seat == 0  # seat 0 leads: one good lead is enough
+    success = False
+    for li in range(nl):
+        lead = leads[li]
+        g = lead >> 4
+        i = lead & 15
+        follows = count[other, vs[g]] != 0  # else void: he ruffs or discards
+        if follows:
+            na = _follow_answers(tops, ntops, other, vs[g], i, answers)
+        else:
+            na = _void_answers(tops, ntops, other, vs, g, answers)
+        ok = True
+        for a in range(na):
+            s2, winner = _after(s, vs, g, i, answers[a], follows, lead_seat)
+            if winner == 0:
+                ck, cs = k - 1, 0
+            else:
+                ck, cs = k, 1
+            # the child's table entry, read here: most children are settled by it,
+            # and a call costs more than the look-up
+            e = tt_get(tt, s2 << 1 | cs)
+            if e < 0 or (e & 31) < ck < ((e >> 5) & 31):
+                r = rec(ctx, s2, cs, ck, n - 1)
+            else:
+                r = ck <= (e & 31)
+            if r != want:  # the follower refutes this lead
+                ok = False
+                break
+        if ok:
+            success = True
+            best = lead
+            break
+    result = success if want else not success
+    if result:
+        lo = k if k > lo else lo
+    elif k < hi:
+        hi = k
+    tt_put(tt, stats, key, lo | hi << 5 | (best + 1) << 10)
+    return result
+
+
+@_jit
+def _cards(count, word):
+    """Cards in each hand of the position ``word``."""
+    n = np.int64(0)
+    for g in range(4):
+        v = (word >> (16 * g)) & 0xFFFF
+        n += np.int64(count[0, v]) + count[1, v]
+    return n // 2
+
+
+@_jit
+def reach(ctx, word, leader, k, limit):
+    """`Stage2Solver.reach`: clear the table when more than ``limit`` slots are
+    filled, then search."""
+    tt, stats = ctx[0], ctx[1]
+    if stats[FILLED] > limit:
+        tt[:] = 0
+        stats[FILLED] = 0
+    return rec(ctx, word, leader, k, _cards(ctx[5], word))
+
+
+@_jit
+def max_tricks(ctx, word, leader, guess, limit):
+    """`Stage2Solver.max_tricks`: from ``guess`` one trick at a time, or (``guess``
+    negative) by binary search."""
+    n = _cards(ctx[5], word)
+    if guess >= 0:
+        g = min(guess, n)
+        if reach(ctx, word, leader, g, limit):
+            while g < n and reach(ctx, word, leader, g + 1, limit):
+                g += 1
+            return g
+        g -= 1
+        while g > 0 and not reach(ctx, word, leader, g, limit):
+            g -= 1
+        return g
+    lo, hi = np.int64(0), n + 1
+    while hi - lo > 1:  # reach(lo) holds, reach(hi) does not
+        mid = (lo + hi) // 2
+        if reach(ctx, word, leader, mid, limit):
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+class Kernel:
+    """The compiled search's state for one `Stage2Solver`: the tables (shared by every
+    kernel), its transposition table and its counters.
+
+    The table starts at `FIRST_SLOTS` slots and doubles, between calls, whenever it is
+    over half full, up to `slots_for` ``tt_limit``.
+    """
+
+    _tables: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
+
+    def __init__(self) -> None:
+        if Kernel._tables is None:
+            Kernel._tables = tables()
+        self.tables = Kernel._tables
+        self.stats = np.zeros(3, dtype=np.int64)
+        self.scratch = np.zeros((_DEPTH, 3, _SCRATCH), dtype=np.int64)
+        self.tt = np.zeros(0, dtype=np.int64)
+        self._ctx: tuple = ()
+
+    def _new(self, slots: int) -> None:
+        self.tt = np.zeros(2 * slots, dtype=np.int64)
+        self._ctx = (self.tt, self.stats, *self.tables, self.scratch)
+
+    def ctx(self, tt_limit: int) -> tuple:
+        """What the compiled functions share, ``(tt, stats, tops, ntops, run, count,
+        scratch)``, the table grown (or shrunk) to fit ``tt_limit``."""
+        slots = self.tt.size // 2
+        most = slots_for(tt_limit)
+        if slots > most or slots == 0:  # first use, or a smaller limit
+            self.stats[FILLED] = 0
+            self._new(min(FIRST_SLOTS, most))
+        elif 2 * self.stats[FILLED] > slots and slots < most:
+            old = self.tt
+            self._new(2 * slots)
+            rehash(old, self.tt, self.stats)
+        return self._ctx
+
+    def clear(self) -> None:
+        """Forget the transposition table (and give its memory back)."""
+        self.tt = np.zeros(0, dtype=np.int64)
+        self.stats[FILLED] = 0
+
+    @property
+    def nodes(self) -> int:
+        """Positions expanded so far."""
+        return int(self.stats[NODES])
+
+    @property
+    def dropped(self) -> int:
+        """Entries overwritten by another key so far (each costs only time)."""
+        return int(self.stats[DROPPED])
+
+    def reach(self, word: int, leader: int, k: int, tt_limit: int) -> bool:
+        """`Stage2Solver.reach`, compiled."""
+        return bool(reach(self.ctx(tt_limit), word, leader, k, tt_limit))
+
+    def max_tricks(self, word: int, leader: int, guess: int | None, tt_limit: int):
+        """`Stage2Solver.max_tricks`, compiled (``guess`` None: binary search)."""
+        g = -1 if guess is None else max(guess, 0)
+        return int(max_tricks(self.ctx(tt_limit), word, leader, g, tt_limit))
+
+
+def warm_up() -> None:
+    """Compile (or load from the cache) every entry point on a tiny position."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        k = Kernel()
+        k.max_tricks(0b110 | 1 << 16 | 1 << 32 | 1 << 48, 0, None, 64)
