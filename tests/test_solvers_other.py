@@ -13,6 +13,7 @@ import pytest
 from helpers import play_turns, swap_lowest_cards
 
 from parlour import agents
+from parlour.agents.base import Agent
 from parlour.agents.solver import forty_fives as sff
 from parlour.agents.solver import fuenfzehnern as sfz
 from parlour.agents.solver import herzeln as shz
@@ -417,6 +418,61 @@ def test_pimc_decision_ignores_hidden_cards():
         bot = agents.make("pimc:3", "fuenfzehnern_v0", seed=9)
         picks.append(bot.act(turn_for(game, state)))
     assert picks[0] == picks[1]
+
+
+class FixedMove(Agent):
+    """A base policy that always plays one given action (the test's chosen base)."""
+
+    def __init__(self, action: int):
+        self.action = action
+
+    def act(self, turn) -> int:
+        return self.action
+
+
+def test_pimc_margin_keeps_the_base_move_unless_the_search_clearly_disagrees():
+    """With a margin, PIMC plays the base's move unless the best move's mean over the
+    sampled deals beats it by at least the margin: a Forty-Fives position where the
+    base plays the move the search values least, searched with the same seed."""
+    game = FortyFives(players=4, episode="deal")
+    rng = np.random.default_rng(8)
+    for _ in range(50):
+        st = advance_random(game, rng, 3, lambda s: s.phase == FFPhase.PLAY)
+        turn = turn_for(game, st)
+        if turn.legal_actions()[-1] >= ffr.ROB:
+            continue  # the robber's first turn is not searched
+        values = sff.FortyFivesPIMC(4, seed=2).search(turn)
+        if values is not None and max(values.values()) > min(values.values()):
+            break
+    worst = min(values, key=values.get)
+    best = max(values.values())
+    gain = best - values[worst]
+    for margin, keeps in [
+        (0.0, False),
+        (gain / 2, False),
+        (gain, False),  # beaten by exactly the margin: overridden
+        (gain + 0.25, True),
+        (gain * 3, True),
+    ]:
+        bot = sff.FortyFivesPIMC(4, seed=2, base=FixedMove(worst), margin=margin)
+        move = bot.act(turn)
+        assert bot.last_values == values
+        if keeps:
+            assert move == worst
+        else:
+            assert values[move] == best
+
+
+@pytest.mark.parametrize("margin", [-1, -0.5, float("nan"), float("inf"), True, "1"])
+def test_pimc_margin_must_be_a_finite_number_at_least_0(margin):
+    with pytest.raises(ValueError, match="PIMC margin must be a finite number") as err:
+        sff.FortyFivesPIMC(4, margin=margin)
+    assert "\n" not in str(err.value)
+
+
+def test_pimc_bots_play_without_a_margin():
+    for kind in ("solver", "pimc:4"):
+        assert agents.make(kind, "forty_fives_v0", seed=0).margin == 0.0
 
 
 # --- specs ----------------------------------------------------------------------------

@@ -31,7 +31,9 @@ tables for the equivalences.
 **PIMC** (`PIMCAgent`): ``N`` worlds of the unseen cards consistent with what the seat
 knows (`deal_hidden`, from `Knowledge`: hand sizes, cards a seat must hold, cards it
 cannot hold), each solved for every legal move; the move with the best mean wins, ties
-to the game's heuristic bot. Decisions that are not trick play go to the heuristic bot.
+to the game's heuristic bot (or the base policy given; with a ``margin``, the base's
+move stands unless the best mean beats its mean by at least the margin). Decisions
+that are not trick play go to the heuristic bot (or the base policy).
 """
 
 from __future__ import annotations
@@ -506,6 +508,19 @@ def parse_samples(arg: str, env_name: str) -> int:
     return n
 
 
+def check_margin(margin: float) -> float:
+    """A PIMC margin as a float: a finite number at least 0 (ValueError otherwise)."""
+    if (
+        isinstance(margin, bool)
+        or not isinstance(margin, int | float | np.integer | np.floating)
+        or not 0 <= margin < float("inf")
+    ):
+        raise ValueError(
+            f"the PIMC margin must be a finite number at least 0, got {margin!r}"
+        )
+    return float(margin)
+
+
 class PIMCAgent(Agent):
     """Perfect Information Monte Carlo over a game's `TrickSolver`.
 
@@ -513,6 +528,12 @@ class PIMCAgent(Agent):
     `is_trick_play` (decisions PIMC makes; the rest go to the heuristic bot),
     `knowledge` (what the seat knows), `solve_world` (every legal move's value in one
     sampled deal, the seat's side solving) and `heuristic` (the fallback bot).
+
+    ``margin`` (default 0: the best mean wins, the base move on ties only) makes PIMC a
+    cautious improvement step over the base policy: the base's move is kept unless the
+    best move's mean value over the sampled deals beats the base move's by at least
+    ``margin``, in the units of the game's values (the side's points in the deal in
+    Forty-Fives). The ``solver`` and ``pimc:N`` bots play without one.
     """
 
     env_name = ""
@@ -534,6 +555,7 @@ class PIMCAgent(Agent):
         seed: int | None = None,
         max_cards: int | None = None,
         base: Agent | None = None,
+        margin: float = 0.0,
     ):
         if isinstance(samples, bool) or not isinstance(samples, int | np.integer):
             raise ValueError(f"PIMC samples must be an integer, got {samples!r}")
@@ -547,6 +569,7 @@ class PIMCAgent(Agent):
         ):
             raise ValueError(f"max_cards must be a positive integer, got {max_cards!r}")
         self.cards_limit = max_cards
+        self.margin = check_margin(margin)
         # the policy PIMC improves on (default: the game's heuristic bot); the
         # ``expert`` agent gives the shipped network (`parlour.agents.expert`)
         self._given_base = base
@@ -592,7 +615,11 @@ class PIMCAgent(Agent):
         if values is None:
             return base
         best = max(values.values())
-        if values[base] >= best - 1e-9:
+        # both moves are valued in the same sampled deals, so the difference of their
+        # means is the mean of the paired differences; below the margin it is taken
+        # for sampling noise and the base move stands (no margin: on ties only)
+        gain = best - values[base]
+        if gain <= 1e-9 or gain < self.margin - 1e-9:
             return base
         legal = turn.legal_actions()
         return next(a for a in legal if values[a] >= best - 1e-9)
