@@ -15,7 +15,7 @@ on the same seeds:
 * ``--reference PYTHON``: an interpreter whose ``parlour`` is another tree (say a
   virtual environment with the previous commit installed), for a before/after ratio;
 * ``--reference-jit 0``: this tree with the pure-Python stage-2 search
-  (``PARLOUR_JIT=0``), for what the compiled search (the ``fast`` extra) buys;
+  (``PARLOUR_JIT=0``), for what the compiled search (numba) buys;
 * otherwise this tree with the solver's table limited to ``--reference-tt`` entries
   (500 000, the limit before it was raised), which shows what the larger table buys.
 

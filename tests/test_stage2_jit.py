@@ -2,8 +2,8 @@
 pure-Python one it copies: the same answer to every question, on random positions of
 German and Honeymoon Whist (jokers in the trump group), from both leaders and for
 every ``k``, with the table kept between questions, cleared, or so small that entries
-are dropped; and so the same cards from the bots. Skipped without numba (the ``fast``
-extra).
+are dropped; and so the same cards from the bots. Skipped where numba does not
+import (a platform without its wheels).
 
 The test set-up turns numba's JIT off for the suite (``tests/conftest.py``); the
 ``compiled`` fixture turns it back on for this module while the kernel is imported.
@@ -156,7 +156,7 @@ def test_without_numba_the_python_search_answers(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Where numba does not import, ``auto`` falls back to pure Python and asking for
-    numba is a one-line error naming the extra."""
+    numba is a one-line error saying what to do."""
     monkeypatch.setitem(sys.modules, "numba", None)
     monkeypatch.delitem(sys.modules, sg.__name__ + ".jit", raising=False)
     monkeypatch.delattr(sg, "jit", raising=False)
@@ -164,5 +164,5 @@ def test_without_numba_the_python_search_answers(
     word, _ = positions("honeymoon", 1, seed=7, cards=range(5, 6))[0]
     assert solver.max_tricks(word, 0) >= 0
     assert solver.backend == "python"
-    with pytest.raises(ImportError, match=r"parlour\[fast\]"):
+    with pytest.raises(ImportError, match=r"install numba, or set PARLOUR_JIT=0"):
         sg.Stage2Solver(backend="numba").reach(word, 0, 1)

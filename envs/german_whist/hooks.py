@@ -60,10 +60,12 @@ def hidden_twins(game: Any, rng: np.random.Generator) -> Twins:
     return {"deal": deal}, {"deal": twin}, observer, same_view
 
 
-#: the ``expert`` agent's PIMC samples per stage-1 decision: Honeymoon's stage-2
-#: solves ask for the most tricks, three to four times the cost of German's one
-#: question, so it samples fewer deals to stay under 0.1 s a decision
-EXPERT_SAMPLES = {"german": 16, "honeymoon": 4}
+#: the ``expert`` agent's PIMC samples per stage-1 decision, set so that a decision
+#: averages under 0.1 s on a 2-core machine with the compiled stage-2 search (numba).
+#: Honeymoon's solves ask for the most tricks, three to four times the cost of
+#: German's one question; it sampled 4 deals with the pure-Python search, and 48 since
+#: the compiled one (65 ms a decision; against ``solver``, docs/results.md)
+EXPERT_SAMPLES = {"german": 16, "honeymoon": 48}
 
 
 def expert(network: Any, game: Any, seed: int | None) -> Any:

@@ -48,8 +48,8 @@ the two cannot drift.
 
 `stage2_quality` measures any agent's stage-2 play against perfect play.
 
-The search runs compiled with numba when it imports (the ``fast`` extra; `jit`, the
-same search giving the same answers), else in pure Python; ``PARLOUR_JIT=0`` or
+The search runs compiled with numba when it imports (`jit`, the same search giving the
+same answers), else in pure Python; ``PARLOUR_JIT=0`` or
 ``Stage2Solver(backend="python")`` forces the latter.
 
 The package, part by part: `search` (the word tables, `Layout`, `Stage2Solver`), `jit`

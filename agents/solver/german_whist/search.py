@@ -236,8 +236,8 @@ class Stage2Solver:
     ``reach(word, leader, k)`` is the core question; the card-level helpers below answer
     it for engine positions. One instance keeps its transposition table between calls.
 
-    Two backends give the same answers: the search compiled with numba (`jit`, the
-    ``fast`` extra; some ten times faster) and the pure-Python one below. ``backend``:
+    Two backends give the same answers: the search compiled with numba (`jit`; some
+    ten times faster) and the pure-Python one below. ``backend``:
     ``"numba"``, ``"python"``, or ``"auto"`` (numba when it imports and its JIT is on);
     None reads `JIT_ENV`. It is settled at the first search, so building a solver
     imports nothing.
@@ -274,7 +274,7 @@ class Stage2Solver:
                 if requested == "numba":
                     raise ImportError(
                         f"the compiled stage-2 search needs numba ({err}); install "
-                        "parlour[fast], or set PARLOUR_JIT=0"
+                        "numba, or set PARLOUR_JIT=0"
                     ) from None
             else:
                 # with numba's JIT off (NUMBA_DISABLE_JIT=1) the kernel runs as plain
