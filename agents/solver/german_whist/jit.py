@@ -1,4 +1,4 @@
-"""The stage-2 search of `search.Stage2Solver` compiled with numba (numba is a dependency).
+"""The stage-2 search of `search.Stage2Solver` compiled with numba.
 
 The same alpha-beta, line for line, over the same relative-rank group words: the word
 tables become numpy arrays, the transposition table fixed-size open-addressing arrays,
