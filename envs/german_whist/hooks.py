@@ -64,7 +64,7 @@ def hidden_twins(game: Any, rng: np.random.Generator) -> Twins:
 #: averages under 0.1 s on a 2-core machine with the compiled stage-2 search (numba).
 #: Honeymoon's solves ask for the most tricks, three to four times the cost of
 #: German's one question; it sampled 4 deals with the pure-Python search, and 48 since
-#: the compiled one (65 ms a decision; against ``solver``, docs/results.md)
+#: the compiled one (50-65 ms a decision; against ``solver``, docs/results.md)
 EXPERT_SAMPLES = {"german": 16, "honeymoon": 48}
 
 
