@@ -406,6 +406,25 @@ def test_ctrl_c_on_the_cli_keeps_the_finished_batches(tmp_path):
     assert kept >= 8 and kept % 8 == 0  # whole batches of 4 deals x 2 seatings
 
 
+def test_a_ctrl_c_just_after_a_commit_is_counted_with_that_batch(tmp_path, monkeypatch):
+    # the signal lands after the batch's transaction commits and before the run counts
+    # it: the count the run reports must still be what the database holds
+    from parlour.league import run as league_run
+
+    commit = league_run.insert_games
+
+    def commit_then_ctrl_c(conn, batch):
+        commit(conn, batch)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    monkeypatch.setattr(league_run, "insert_games", commit_then_ctrl_c)
+    db = tmp_path / "late.sqlite"
+    run = league.run_league(ENV, ["random", "heuristic"], games=1000, db=db)
+    assert run.interrupted
+    assert run.stored == len(rows(db)) == 8  # the first batch, counted
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
 def test_checkpoint_agent_is_stored_with_its_weights_hash(tmp_path):
     from parlour.training.train import config_from_dict, train
 

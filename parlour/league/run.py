@@ -9,7 +9,10 @@ deals that table has not played.
 
 from __future__ import annotations
 
+import signal
+import threading
 from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,6 +31,30 @@ from .store import (
     insert_games,
     options_key,
 )
+
+
+@contextmanager
+def _ctrl_c_held() -> Iterator[None]:
+    """Hold a Ctrl-C that arrives inside the block until the block ends.
+
+    A batch is committed and then counted; a Ctrl-C between the two would leave a
+    stored batch out of the count the run reports. Only the main thread can hold it,
+    and only Python's own SIGINT handler is replaced (another one is left as it is).
+    """
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+    ):
+        yield
+        return
+    caught: list[int] = []
+    signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    if caught:
+        raise KeyboardInterrupt
 
 
 @dataclass
@@ -142,8 +169,9 @@ def run_league(
         bar = progress_bar(total=run.planned, desc=f"league {env_name}", unit="game")
 
     def store(_: int, rows: list[dict[str, Any]]) -> None:
-        insert_games(conn, rows)
-        run.stored += len(rows)
+        with _ctrl_c_held():
+            insert_games(conn, rows)
+            run.stored += len(rows)
         if bar is not None and session is not None:
             bar.update(len(rows))
 
