@@ -50,6 +50,13 @@ class Agent(ABC):
     def act(self, turn: Turn) -> int:
         """The action to take."""
 
+    def search_settings(self) -> dict[str, Any]:
+        """The numbers that set this agent's search at play time (samples, limits),
+        none for an agent that does not search. The league hashes them into the name
+        of ``expert`` (`parlour.league.identity`), so a change of budget is a new
+        player."""
+        return {}
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.spec}>"
 
@@ -135,6 +142,10 @@ class EndgameAgent(Agent):
 
     def reset(self, seed: int | None = None) -> None:
         self.base.reset(seed)
+
+    def search_settings(self) -> dict[str, Any]:
+        """The base agent's (the correction is exact and has none)."""
+        return self.base.search_settings()
 
     def act(self, turn: Turn) -> int:
         action = self.base.act(turn)

@@ -247,7 +247,8 @@ How to read it:
 **The shipped agents**: `pretrained` (the shipped network alone) and `expert` (the
 network with the game's search at play time, `docs/solvers.md`) sit at every table whose
 options a model is shipped for; the league stores each under the SHA-256 of its weights
-(`pretrained#HASH`, `expert#HASH`), so a table names the network it rated.
+(`pretrained#HASH`) or of its weights and its search's budget (`expert#HASH`), so a
+table names the player it rated.
 Forty-Fives' table plays single deals, and its shipped model was trained for
 matches to 45, so it has none. Add any other checkpoint with
 `--add german_whist_v0=ckpt:runs/x` (repeatable, any game).

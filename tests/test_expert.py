@@ -56,11 +56,38 @@ def test_the_spec_reads_back_and_takes_no_argument():
         AgentSpec.parse("expert@sample")
 
 
-def test_league_names_expert_by_the_weights_it_plays():
-    """The league tells two versions of ``expert`` apart by the network's hash."""
-    assert checkpoint_hash("expert", "german_whist_v0") == checkpoint_hash(
-        "pretrained", "german_whist_v0"
-    )
+def test_league_names_expert_by_its_network_and_its_search(monkeypatch):
+    """The league tells two versions of ``expert`` apart by the network's hash and the
+    search's budget: the same network with other samples is another player."""
+    from parlour.agents.solver.german_whist.pimc import default_margin
+    from parlour.envs.german_whist import hooks
+    from parlour.league.identity import expert_hash, identify
+
+    honeymoon = {"variant": "honeymoon"}
+    network = checkpoint_hash("pretrained", "german_whist_v0", honeymoon)
+    name, digest = identify("expert", "german_whist_v0", honeymoon)
+    assert digest == expert_hash(network, {"samples": 48, "margin": default_margin(48)})
+    assert name == f"expert#{digest[:12]}" and digest != network
+    assert checkpoint_hash("expert", "german_whist_v0", honeymoon) == digest
+    # the German variant's expert searches over another network
+    assert checkpoint_hash("expert", "german_whist_v0") != digest
+    monkeypatch.setitem(hooks.EXPERT_SAMPLES, "honeymoon", 4)
+    fewer = checkpoint_hash("expert", "german_whist_v0", honeymoon)
+    assert fewer == expert_hash(network, {"samples": 4, "margin": default_margin(4)})
+    assert fewer != digest
+
+
+def test_trick_game_expert_settings_name_its_budget():
+    from parlour.envs.fuenfzehnern import hooks
+
+    expert = agents.make("expert", "fuenfzehnern_v0", seed=0)
+    assert expert.search_settings() == {
+        "samples": hooks.EXPERT_SAMPLES,
+        "max_cards": hooks.EXPERT_MAX_CARDS[4],
+        "margin": 0.0,
+    }
+    # Fünfzehn - tot's expert corrects its network exactly: no budget to name
+    assert agents.make("expert", "fuenfzehn_tot_v0", seed=0).search_settings() == {}
 
 
 class _Watched:

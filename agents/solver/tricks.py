@@ -586,6 +586,16 @@ class PIMCAgent(Agent):
                 self.base = self._given_base
                 self.base.reset(seed)
 
+    def search_settings(self) -> dict[str, Any]:
+        """Samples, the hand-size limit (given, or the class's by players) and the
+        margin."""
+        limit = self.cards_limit
+        return {
+            "samples": self.samples,
+            "max_cards": limit if limit is not None else dict(self.max_cards),
+            "margin": self.margin,
+        }
+
     # --- game hooks -------------------------------------------------------------------
     def heuristic(self, seed: int | None) -> Agent:
         """The game's heuristic bot with its default switches."""

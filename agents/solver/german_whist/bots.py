@@ -7,6 +7,8 @@ rollout) and stage 2 exactly; `SolverAgent` is it with ``DEFAULT_SAMPLES`` sampl
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ....envs.german_whist.rules import GermanWhist
@@ -83,6 +85,10 @@ class PIMCAgent(Agent):
                 from ...german_whist import GermanWhistHeuristic
 
                 self._base_agent = GermanWhistHeuristic(seed=seed)
+
+    def search_settings(self) -> dict[str, Any]:
+        """Samples and margin of stage 1 (stage 2 is exact)."""
+        return {"samples": self.samples, "margin": self.margin}
 
     def act(self, turn: Turn) -> int:
         legal = turn.legal_actions()
