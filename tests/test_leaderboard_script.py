@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from parlour.league.identity import checkpoint_hash, expert_hash
+
 BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
 spec = importlib.util.spec_from_file_location("leaderboard", BENCH / "leaderboard.py")
 leaderboard = importlib.util.module_from_spec(spec)
@@ -50,8 +52,12 @@ def test_a_small_leaderboard_rates_the_shipped_agents(tmp_path, shipped):
     assert "optimal" in names and "random" in names
     rated = [n.split("#")[0] for n in names if "#" in n]
     assert sorted(rated) == (["expert", "pretrained"] if shipped else [])
-    # the network is named by its weights' hash, the same one for both agents
-    assert len({n.split("#")[1] for n in names if "#" in n}) == (1 if shipped else 0)
+    # pretrained is named by its weights' hash, expert by that and its search's budget
+    hashes = {n.split("#")[0]: n.split("#")[1] for n in names if "#" in n}
+    if shipped:
+        network = checkpoint_hash("pretrained", "fuenfzehn_tot_v0")
+        assert hashes["pretrained"] == network[:12]
+        assert hashes["expert"] == expert_hash(network, {})[:12]
     made_by = "--no-shipped" in out.read_text()
     assert made_by is not shipped
     assert (out.parent / "leaderboard" / "fuenfzehn_tot_v0.png").stat().st_size > 0
