@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
-from helpers import TINY_TRAINING
+from helpers import TINY_TRAINING, as_from_a_terminal
 
 import parlour
 from parlour.cli import main
@@ -29,6 +31,83 @@ def test_arena_prints_table_and_json(tmp_path, capsys):
     assert data["games"] == 10 and len(data["per_game"]) == 10
     assert data["parlour_version"] == parlour.__version__ and data["env_version"] == 0
     assert 0 <= data["win_rate"]["low"] <= data["win_rate"]["estimate"] <= 1
+
+
+def _ctrl_c_at_game(monkeypatch, n: int) -> None:
+    """Ctrl-C (a KeyboardInterrupt) in the middle of the arena's ``n``-th game."""
+    from parlour.training import arena
+
+    play, started = arena.play_game, []
+
+    def play_game(*args, **kwargs):
+        started.append(1)
+        if len(started) == n:
+            raise KeyboardInterrupt
+        return play(*args, **kwargs)
+
+    monkeypatch.setattr(arena, "play_game", play_game)
+
+
+@pytest.mark.parametrize("duplicate", [True, False])
+def test_ctrl_c_in_the_arena_reports_and_writes_the_finished_games(
+    tmp_path, capsys, monkeypatch, duplicate
+):
+    path = tmp_path / "r.json"
+    argv = "arena german_whist_v0 --agents heuristic random --games 40 --seed 3"
+    argv += " --duplicate" if duplicate else ""
+    _ctrl_c_at_game(monkeypatch, 8)  # the 4th deal's second seating
+    assert main([*argv.split(), "--quiet", "--json", str(path)]) == 130
+    out, err = capsys.readouterr()
+    kept = 6 if duplicate else 7  # with --duplicate, whole deals only
+    assert f"{kept} of 40 games (interrupted)" in out and "win rate" in out
+    assert f"interrupted: kept {kept} of 40 games" in err and "Traceback" not in err
+    data = json.loads(path.read_text())
+    assert data["interrupted"] is True and data["planned"] == 40
+    assert data["games"] == len(data["per_game"]) == kept
+    # the games kept are the games a run of that length plays
+    monkeypatch.undo()
+    short = tmp_path / "short.json"
+    argv = argv.replace("--games 40", f"--games {kept}")
+    assert main([*argv.split(), "--quiet", "--json", str(short)]) == 0
+    assert json.loads(short.read_text())["per_game"] == data["per_game"]
+
+
+def test_ctrl_c_before_the_first_arena_game_writes_nothing(
+    tmp_path, capsys, monkeypatch
+):
+    path = tmp_path / "r.json"
+    _ctrl_c_at_game(monkeypatch, 1)
+    argv = "arena german_whist_v0 --agents heuristic random --games 4 --quiet --json"
+    assert main([*argv.split(), str(path)]) == 130
+    assert "nothing to report" in capsys.readouterr().err
+    assert not path.exists()
+
+
+def test_a_real_ctrl_c_ends_the_arena_with_its_finished_games(tmp_path):
+    record, path = tmp_path / "games.jsonl", tmp_path / "r.json"
+    argv = "arena german_whist_v0 --agents heuristic random --games 100000 --duplicate"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "parlour.cli", *argv.split(), "--quiet"]
+        + ["--json", str(path), "--record", str(record)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=as_from_a_terminal,
+    )
+    deadline = time.time() + 60
+    while time.time() < deadline and (
+        not record.exists() or len(record.read_text().splitlines()) < 5
+    ):
+        time.sleep(0.2)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    data = json.loads(path.read_text())
+    recorded = len(record.read_text().splitlines())
+    assert data["interrupted"] is True and 4 <= data["games"] <= recorded
+    assert data["games"] % 2 == 0  # whole deals of two seatings
+    assert f"interrupted: kept {data['games']} of 100000 games" in err
 
 
 @pytest.mark.parametrize(

@@ -82,6 +82,30 @@ class ArenaResult:
     candidate_wins: list[float] = field(default_factory=list)
     deal_index: list[int] = field(default_factory=list)
     num_teams: int = 2
+    planned: int = 0  # games the run meant to play
+    interrupted: bool = False  # stopped by Ctrl-C: the finished games only
+
+    def keep_finished(self) -> None:
+        """After an interruption: keep the games whose every list entry was stored,
+        and with ``duplicate`` whole deals only (every seating of a deal, so the
+        comparison stays paired)."""
+        lists = (
+            self.deal_index,
+            self.candidate_scores,
+            self.field_scores,
+            self.candidate_wins,
+        )
+        n = min(len(x) for x in lists)
+        if self.duplicate and n:
+            # games arrive in deal order, so only the last deal can be partly played
+            last = self.deal_index[n - 1]
+            played = self.deal_index[:n].count(last)
+            if played < self.num_teams:
+                n -= played
+        for x in lists:
+            del x[n:]
+        self.games = n
+        self.interrupted = True
 
     def win_rate(self) -> Interval:
         return wilson(sum(self.candidate_wins), len(self.candidate_wins))
@@ -117,6 +141,9 @@ class ArenaResult:
         }
         if self.duplicate:
             out["paired_margin"] = self.paired_difference().as_dict()
+        if self.interrupted:
+            out["interrupted"] = True
+            out["planned"] = self.planned
         return out
 
     def table(self) -> str:
@@ -126,8 +153,11 @@ class ArenaResult:
         mode = "duplicate deals, seats rotated" if self.duplicate else "seats rotating"
         win = self.win_rate()
         w = max(12, len(a), len(b) + 8)
+        played = f"{self.games} games"
+        if self.interrupted:
+            played = f"{self.games} of {self.planned} games (interrupted)"
         lines = [
-            f"{head}: {a} vs {b} — {self.games} games, {mode}, seed {self.seed}",
+            f"{head}: {a} vs {b} — {played}, {mode}, seed {self.seed}",
             f"{'agent':<{w}}  {'win rate [95% Wilson CI]':<26}  "
             f"{'mean score [95% CI]'}",
             f"{a:<{w}}  {str(win):<26}  {self.mean_score()}",
@@ -143,6 +173,16 @@ class ArenaResult:
                 f"paired margin {a} − {b} per deal [95% CI]: {self.paired_difference()}"
             )
         return "\n".join(lines)
+
+
+class ArenaInterrupted(KeyboardInterrupt):
+    """Ctrl-C during `run_arena`. ``result`` holds the games finished before it (whole
+    deals with ``duplicate``, `ArenaResult.keep_finished`); a caller that does not
+    look for it sees the KeyboardInterrupt it always saw."""
+
+    def __init__(self, result: ArenaResult):
+        super().__init__()
+        self.result = result
 
 
 def win_share(
@@ -192,7 +232,8 @@ def run_arena(
     (over Ray: for each game of a chunk as the chunk comes back, in deal order).
     ``backend=`` is the old name of ``executor=`` (deprecated). ``held_out=True``
     seeds the deals at or above `training.selfplay.TRAIN_SEED_LIMIT`, where self-play
-    never draws: deals no training run played.
+    never draws: deals no training run played. Ctrl-C while the games are played
+    raises `ArenaInterrupted` (a KeyboardInterrupt) holding the games finished.
     """
     executor = distributed.executor_of(executor, backend)
     session = distributed.session_for(executor, address, ray_init)
@@ -231,12 +272,18 @@ def run_arena(
     if held_out:
         # the top bit set: 2**31 and above, self-play's TRAIN_SEED_LIMIT
         deal_seeds = [s | 2**31 for s in deal_seeds]
+    per_deal = len(rotations) if duplicate else 1
     result = ArenaResult(
-        env_name, env_options, list(specs), duplicate, seed, num_teams=len(teams)
+        env_name,
+        env_options,
+        list(specs),
+        duplicate,
+        seed,
+        num_teams=len(teams),
+        planned=deals * per_deal,
     )
     if session is not None:
         session.begin(specs, announce=progress)  # before the bar: a refusal is alone
-    per_deal = len(rotations) if duplicate else 1
     bar = None
     if progress:
         from ..progress import progress_bar
@@ -278,6 +325,9 @@ def run_arena(
                 tuple(enumerate(deal_seeds)),
             )
             _run_ray(session, plan, keep, tick)
+    except KeyboardInterrupt:
+        result.keep_finished()
+        raise ArenaInterrupted(result) from None
     finally:
         if bar is not None:
             bar.close()

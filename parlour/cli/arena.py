@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from .common import (
     Command,
@@ -17,13 +18,12 @@ from .common import (
 
 def cmd_arena(args: argparse.Namespace) -> int:
     from ..paths import prepare_output_file
-    from ..training.arena import run_arena, save_json
+    from ..training.arena import ArenaInterrupted, run_arena, save_json
 
     check_executor(args)
     if args.record is not None and args.executor == "ray":
         raise UsageError(
-            "--record writes each game from this process: use it without "
-            "--executor ray"
+            "--record writes each game from this process: use it without --executor ray"
         )
     if args.json is not None:
         prepare_output_file(args.json, what="--json")
@@ -36,26 +36,42 @@ def cmd_arena(args: argparse.Namespace) -> int:
         "env_options": parse_options(args.option),
         "progress": not args.quiet,
     }
-    if args.record:
-        # every game's moves (and a text agent's prompts and answers) as JSONL, appended
-        # as each game ends; parlour.text.replay plays a record again
-        from ..text import run_text_arena
+    try:
+        if args.record:
+            # every game's moves (and a text agent's prompts and answers) as JSONL,
+            # appended as each game ends; parlour.text.replay plays a record again
+            from ..text import run_text_arena
 
-        result = run_text_arena(args.env, args.agents, args.record, **common)
-    else:
-        result = run_arena(
-            args.env,
-            args.agents,
-            executor=args.executor,
-            address=args.address,
-            **common,
-        )
+            result = run_text_arena(args.env, args.agents, args.record, **common)
+        else:
+            result = run_arena(
+                args.env,
+                args.agents,
+                executor=args.executor,
+                address=args.address,
+                **common,
+            )
+    except ArenaInterrupted as stop:
+        # Ctrl-C: report and write what was finished, then exit as interrupted
+        result = stop.result
+        if not result.games:
+            print(
+                "\ninterrupted before a game finished: nothing to report",
+                file=sys.stderr,
+            )
+            return 130
     print(result.table())
     if args.json:
         save_json(result, args.json)
         print(f"wrote {args.json}")
     if args.record:
         print(f"recorded the games in {args.record}")
+    if result.interrupted:
+        print(
+            f"interrupted: kept {result.games} of {result.planned} games",
+            file=sys.stderr,
+        )
+        return 130
     return 0
 
 
