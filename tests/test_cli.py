@@ -283,6 +283,24 @@ def test_eval_reports_stage2_quality(tiny_run, capsys):
     assert "stage 2" not in capsys.readouterr().out
 
 
+def test_ctrl_c_in_eval_keeps_the_opponents_done(
+    tiny_run, tmp_path, monkeypatch, capsys
+):
+    out = tmp_path / "e.json"
+    argv = ["eval", str(tiny_run.run_dir), "--vs", "random", "heuristic", "solver"]
+    argv += ["--games", "4", "--duplicate", "--quiet", "--json", str(out)]
+    _ctrl_c_at_game(monkeypatch, 4 + 4)  # the 2nd opponent's 2nd deal, 2nd seating
+    assert main([*argv, "--stage2-quality", "4"]) == 130
+    printed, err = capsys.readouterr()
+    assert "random" in printed and "2 of 4 games (interrupted)" in printed
+    assert "stage 2" not in printed  # what comes after the opponents is not started
+    assert "interrupted: kept 2 of 4 games against heuristic; not played: solver" in err
+    assert json.loads((tmp_path / "e-random.json").read_text())["games"] == 4
+    partial = json.loads((tmp_path / "e-heuristic.json").read_text())
+    assert partial["interrupted"] is True and partial["games"] == 2
+    assert not (tmp_path / "e-solver.json").exists()
+
+
 def test_eval_stage2_quality_needs_german_whist(tiny_run, monkeypatch, capsys):
     from parlour.training import checkpoint as ckpt_io
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import shlex
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -152,7 +153,7 @@ def _report_run(result, summary_table, env: str, again: Sequence[str] = ()) -> N
 def cmd_eval(args: argparse.Namespace) -> int:
     from ..paths import check_output_path, prepare_output_file
     from ..training import checkpoint as ckpt_io
-    from ..training.arena import run_arena, save_json
+    from ..training.arena import ArenaInterrupted, run_arena, save_json
 
     if args.exact:
         from .exploit import cmd_exact
@@ -179,21 +180,38 @@ def cmd_eval(args: argparse.Namespace) -> int:
             f"--stage2-quality needs a german_whist_v0 checkpoint, got {ckpt.env_name}"
         )
     tables = []
-    for opponent in args.vs:
-        result = run_arena(
-            ckpt.env_name,
-            [f"ckpt:{ckpt.path}", opponent],
-            games=args.games,
-            duplicate=args.duplicate,
-            seed=args.seed,
-            env_options=options,
-            progress=not args.quiet,
+    stopped, left = None, []
+    for i, opponent in enumerate(args.vs):
+        try:
+            result = run_arena(
+                ckpt.env_name,
+                [f"ckpt:{ckpt.path}", opponent],
+                games=args.games,
+                duplicate=args.duplicate,
+                seed=args.seed,
+                env_options=options,
+                progress=not args.quiet,
+            )
+        except ArenaInterrupted as stop:
+            # Ctrl-C: the opponents done and this one's finished games are kept
+            result = stopped = stop.result
+        if result.games:
+            tables.append(result.table())
+            if args.json:
+                save_json(result, _eval_json_path(args.json, opponent))
+        if stopped is not None:
+            left = args.vs[i + 1 :]
+            break
+    if tables:
+        print(f"checkpoint {ckpt.path} ({ckpt.env_name}, step {ckpt.step})")
+        print("\n\n".join(tables))
+    if stopped is not None:
+        print(
+            f"interrupted: kept {stopped.games} of {stopped.planned} games against "
+            f"{stopped.specs[1]}" + (f"; not played: {' '.join(left)}" if left else ""),
+            file=sys.stderr,
         )
-        tables.append(result.table())
-        if args.json:
-            save_json(result, _eval_json_path(args.json, opponent))
-    print(f"checkpoint {ckpt.path} ({ckpt.env_name}, step {ckpt.step})")
-    print("\n\n".join(tables))
+        return 130
     if args.stage2_quality:
         print()
         print(_stage2_report(ckpt.path, args.stage2_quality, args.seed, options))
