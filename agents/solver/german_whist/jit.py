@@ -31,8 +31,11 @@ import warnings
 import numpy as np
 from numba import njit
 
+from ....envs.german_whist.rules import TRICKS_TO_WIN as _TRICKS_TO_WIN
 from . import search
+from .pimc import _HIDDEN_VALUE, _HONEYMOON_TRICK, _LEAD_FOR_PRIZE
 from .search import _COUNT, _RUN, _TOPS
+from .search import STAGE2_TRICKS as _STAGE2_TRICKS
 
 PROBE = 8  # slots tried for one key
 NODES, FILLED, DROPPED = 0, 1, 2  # the counters in ``stats``
@@ -480,6 +483,35 @@ class Kernel:
         g = -1 if guess is None else max(guess, 0)
         return int(max_tricks(self.ctx(tt_limit), word, leader, g, tt_limit))
 
+    def pimc_deals(
+        self,
+        lay: tuple,
+        deals: np.ndarray,
+        stocks: np.ndarray,
+        cards: np.ndarray,
+        know: np.ndarray,
+        tt_limit: int,
+        totals: np.ndarray,
+    ) -> None:
+        """`pimc_deals` over every deal with this kernel's table, grown between deals
+        as between searches."""
+        done, guess = 0, -1  # no first guess: the first solve searches by halving
+        while done < deals.shape[0]:
+            ctx = self.ctx(tt_limit)
+            done, guess = pimc_deals(
+                ctx,
+                lay,
+                deals,
+                stocks,
+                cards,
+                know,
+                done,
+                guess,
+                tt_limit,
+                slots_for(tt_limit),
+                totals,
+            )
+
 
 def warm_up() -> None:
     """Compile (or load from the cache) every entry point on a tiny position."""
@@ -487,3 +519,218 @@ def warm_up() -> None:
         warnings.simplefilter("ignore")
         k = Kernel()
         k.max_tricks(0b110 | 1 << 16 | 1 << 32 | 1 << 48, 0, None, 64)
+
+
+# --- stage-1 PIMC: the rollout and the stage-2 solve of one sampled deal --------------
+# `pimc.Rollout` and the loop of `pimc.pimc_values` over the cards, compiled. ``lay`` is
+# `pimc.compiled_rollout`'s tuple ``(above, beaters, strength, group_of, group_mask,
+# groups, values, consts)``: per-card arrays of the `search.Layout`, the group rows
+# (cards weakest first, -1 after the last), the rollout's card values ``values[trump,
+# h]`` (computed in Python, so the same doubles) and ``consts``: the trump mask, the
+# pack's mask and Honeymoon (1) or not.
+_M55 = 0x5555555555555555
+_M33 = 0x3333333333333333
+_M0F = 0x0F0F0F0F0F0F0F0F
+_H01 = 0x0101010101010101
+
+
+@_jit
+def _popcount(x):
+    """Set bits of ``x`` (a card mask, below 2**63): SWAR, the top byte's sum."""
+    x = x - ((x >> 1) & _M55)
+    x = (x & _M33) + ((x >> 2) & _M33)
+    x = (x + (x >> 4)) & _M0F
+    return (x * _H01) >> 56
+
+
+@_jit
+def _card_value(lay, card, out):
+    """`pimc.Rollout._value`."""
+    above, values, trumps = lay[0], lay[6], lay[7][0]
+    h = _popcount(above[card] & out)
+    return values[1, h] if (np.int64(1) << card) & trumps else values[0, h]
+
+
+@_jit
+def _cheapest(lay, cards, out):
+    """`pimc.Rollout._cheapest`: the first card, ascending, of least (value,
+    strength)."""
+    strength = lay[2]
+    best = np.int64(-1)
+    best_v = 0.0
+    best_s = np.int64(0)
+    while cards:
+        low = cards & -cards
+        cards ^= low
+        c = _popcount(low - 1)
+        v = _card_value(lay, c, out)
+        s = np.int64(strength[c])
+        if best < 0 or v < best_v or (v == best_v and s < best_s):
+            best, best_v, best_s = c, v, s
+    return best
+
+
+@_jit
+def _prize_gain(lay, prize, out):
+    """What playing for ``prize`` gains over the hidden draw (`pimc.Rollout.lead`)."""
+    gain = _card_value(lay, prize, out & ~(np.int64(1) << prize)) - _HIDDEN_VALUE
+    if lay[7][2]:
+        gain += _HONEYMOON_TRICK
+    return gain
+
+
+@_jit
+def _lead(lay, hand, prize, played):
+    """`pimc.Rollout.lead`."""
+    above = lay[0]
+    out = lay[7][1] & ~played & ~hand
+    if _prize_gain(lay, prize, out) > _LEAD_FOR_PRIZE:
+        masters = np.int64(0)
+        rest = hand
+        while rest:
+            low = rest & -rest
+            rest ^= low
+            if not above[_popcount(low - 1)] & out:
+                masters |= low
+        if masters:
+            return _cheapest(lay, masters, out)
+    return _cheapest(lay, hand, out)
+
+
+@_jit
+def _follow(lay, hand, lead, prize, played):
+    """`pimc.Rollout.follow`."""
+    legal = hand
+    if not lay[7][2]:
+        legal = hand & lay[4][lead]
+        if not legal:
+            legal = hand
+    out = lay[7][1] & ~played & ~hand
+    winners = legal & lay[1][lead]
+    losers = legal & ~winners
+    if not winners:
+        return _cheapest(lay, legal, out)
+    w = _cheapest(lay, winners, out)
+    if not losers:
+        return w
+    loser = _cheapest(lay, losers, out)
+    gain = _prize_gain(lay, prize, out)
+    if gain > _card_value(lay, w, out) - _card_value(lay, loser, out):
+        return w
+    return loser
+
+
+@_jit
+def _beats(lay, lead, follow):
+    """`search.Layout.beats`."""
+    strength, group_of, trumps = lay[2], lay[3], lay[7][0]
+    if (np.int64(1) << follow) & trumps:
+        if not (np.int64(1) << lead) & trumps:
+            return False
+        return strength[lead] > strength[follow]
+    if (np.int64(1) << lead) & trumps or group_of[follow] != group_of[lead]:
+        return True
+    return strength[lead] > strength[follow]
+
+
+@_jit
+def _trick(lay, hands, stock, pos, leader, lead, card, played, won):
+    """`pimc.Rollout.trick` (``hands`` and ``won`` updated in place): (next stock
+    position, next leader, cards played)."""
+    follower = 1 - leader
+    hands[follower] &= ~(np.int64(1) << card)
+    played |= np.int64(1) << card
+    winner = leader if _beats(lay, lead, card) else follower
+    hands[winner] |= np.int64(1) << stock[pos]
+    hands[1 - winner] |= np.int64(1) << stock[pos + 1]
+    won[winner] += 1
+    return pos + 2, winner, played
+
+
+@_jit
+def _play_out(lay, hands, stock, pos, leader, played, won):
+    """`pimc.Rollout.play_out`: the rest of stage 1; the stage-2 leader."""
+    while pos < stock.size:
+        prize = stock[pos]
+        lead = _lead(lay, hands[leader], prize, played)
+        hands[leader] &= ~(np.int64(1) << lead)
+        played |= np.int64(1) << lead
+        card = _follow(lay, hands[1 - leader], lead, prize, played)
+        pos, leader, played = _trick(
+            lay, hands, stock, pos, leader, lead, card, played, won
+        )
+    return leader
+
+
+@_jit
+def _word(lay, h0, h1):
+    """`search.Layout.word`."""
+    groups = lay[5]
+    both = h0 | h1
+    w = np.ones(4, dtype=np.int64)
+    for g in range(groups.shape[0]):
+        v = np.int64(0)
+        n = 0
+        for t in range(groups.shape[1]):
+            c = groups[g, t]
+            if c < 0:
+                break
+            bit = np.int64(1) << c
+            if bit & both:
+                if bit & h0:
+                    v |= np.int64(1) << n
+                n += 1
+        w[g] = v | np.int64(1) << n
+    return _canon(w[0], w[1], w[2], w[3])
+
+
+@_jit
+def pimc_deals(ctx, lay, deals, stocks, cards, know, first, guess, limit, most, totals):
+    """The sampled deals of `pimc.pimc_values` from ``first`` on: in each, for each of
+    ``cards`` (a class's first card, in order) play it, the opponent's answer and the
+    rest of stage 1 by the rollout, solve stage 2 and add the seat's result to
+    ``totals``. ``deals[d]`` holds both hands and ``stocks[d]`` the stock; ``know`` is
+    (seat, card led or -1, cards played, the seat's stage-1 tricks); ``guess`` the
+    first Honeymoon probe (-1: none). Stops early, after a deal, when the table is over
+    half full and has fewer than ``most`` slots (`Kernel.ctx` then grows it). Returns
+    (the next deal, the last Honeymoon solve's tricks)."""
+    seat, led, played0, tricks1 = know[0], know[1], know[2], know[3]
+    tt, stats = ctx[0], ctx[1]
+    opp = 1 - seat
+    hands = np.empty(2, dtype=np.int64)
+    won = np.zeros(2, dtype=np.int64)
+    d = first
+    while d < deals.shape[0]:
+        stock = stocks[d]
+        for idx in range(cards.size):
+            card = cards[idx]
+            hands[0], hands[1] = deals[d, 0], deals[d, 1]
+            won[0], won[1] = 0, 0
+            if led >= 0:  # we complete the trick
+                pos, leader, played = _trick(
+                    lay, hands, stock, np.int64(0), opp, led, card, played0, won
+                )
+            else:  # we lead; the opponent answers by the rollout policy
+                hands[seat] &= ~(np.int64(1) << card)
+                played = played0 | np.int64(1) << card
+                answer = _follow(lay, hands[opp], card, stock[0], played)
+                pos, leader, played = _trick(
+                    lay, hands, stock, np.int64(0), seat, card, answer, played, won
+                )
+            leader = _play_out(lay, hands, stock, pos, leader, played, won)
+            word = _word(lay, hands[0], hands[1])
+            if lay[7][2]:
+                guess = t0 = max_tricks(ctx, word, leader, guess, limit)
+                mine = t0 if seat == 0 else _STAGE2_TRICKS - t0
+                total = tricks1 + won[seat] + mine
+                totals[idx] += total - 13 if total >= 14 else total - 14
+            else:
+                # a literal ``k`` would compile a second `rec`, and numba's cache does
+                # not load a recursive function of two signatures safely (it crashes)
+                win0 = reach(ctx, word, leader, np.int64(_TRICKS_TO_WIN), limit)
+                totals[idx] += 1.0 if win0 == (seat == 0) else 0.0
+        d += 1
+        slots = tt.size >> 1
+        if 2 * stats[FILLED] > slots and slots < most:
+            break
+    return d, guess
