@@ -173,8 +173,8 @@ def test_each_backend_has_its_table_limit(compiled) -> None:
     `JIT_TT_LIMIT` for the compiled one (a sixth of the memory an entry); a given or
     set limit holds for either."""
     fast, slow = solvers(tt_limit=None)
-    assert (fast.tt_limit, slow.tt_limit) == (sg.search.JIT_TT_LIMIT, sg.TT_LIMIT)
-    assert sg.search.JIT_TT_LIMIT > sg.TT_LIMIT
+    assert (fast.tt_limit, slow.tt_limit) == (sg.JIT_TT_LIMIT, sg.TT_LIMIT)
+    assert sg.JIT_TT_LIMIT > sg.TT_LIMIT
     fast.tt_limit = 1234
     assert fast.tt_limit == 1234
     assert sg.Stage2Solver(99, backend="python").tt_limit == 99

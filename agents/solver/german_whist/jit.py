@@ -17,6 +17,12 @@ small (`Kernel`), so a fresh solver does not pay for the pages of a large one.
 ``stats`` counts the positions expanded (`Stage2Solver.nodes`), the filled slots and
 the entries dropped.
 
+PIMC's stage 1 (`pimc_deals`) runs here too: the `pimc.Rollout` policy and the loop of
+`pimc.pimc_values` over a decision's sampled deals, each card played out and its stage 2
+solved, so a decision crosses from Python once, not once a card and deal. The deals are
+drawn in Python (the bot's generator, as before) and the rollout's card values are
+doubles computed there, so every card gets the same value either way.
+
 This module imports numba; `search` imports it only when the compiled backend is
 chosen. Compiled code is cached in ``NUMBA_CACHE_DIR`` where that is set, else next to
 this file, or, when the package directory is read-only (an installed wheel), in numba's

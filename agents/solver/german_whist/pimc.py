@@ -289,10 +289,14 @@ def pimc_values(
     know = Knowledge.from_state(game, state, seat)
     solver = solver or SHARED
     classes = _stage1_classes(game, state, seat, know)
+    # nothing else draws from ``rng`` meanwhile, so drawing every deal first gives the
+    # deals that drawing each before its rollouts did
+    worlds = [sample_world(game, know, rng) for _ in range(samples)]
     if solver.kernel is not None:
-        totals = _compiled_totals(game, know, classes, samples, rng, solver)
+        lay = compiled_rollout(game, know.trump_mask)
+        totals = _compiled_totals(solver, lay, know, classes, worlds)
     else:
-        totals = _python_totals(game, know, classes, samples, rng, solver)
+        totals = _python_totals(game, know, classes, worlds, solver)
     out: dict[int, float] = {}
     for idx, cls in enumerate(classes):
         for c in cls:
@@ -304,8 +308,7 @@ def _python_totals(
     game: GermanWhist,
     know: Knowledge,
     classes: list[list[int]],
-    samples: int,
-    rng: np.random.Generator,
+    worlds: list[World],
     solver: Stage2Solver,
 ) -> list[float]:
     """`pimc_values`' sums over the sampled deals, one a class, in pure Python."""
@@ -317,8 +320,7 @@ def _python_totals(
     # Honeymoon: the stage-2 tricks of the last solve (the previous card, or the last
     # card of the previous deal), a good first probe; the value found is the same
     guess = None
-    for _ in range(samples):
-        world = sample_world(game, know, rng)
+    for world in worlds:
         for idx, cls in enumerate(classes):
             card = cls[0]
             hands = list(world.hands)
@@ -380,22 +382,18 @@ _COMPILED_ROLLOUTS: dict[tuple[int, int, bool], tuple] = {}
 
 
 def _compiled_totals(
-    game: GermanWhist,
+    solver: Stage2Solver,
+    lay: tuple,
     know: Knowledge,
     classes: list[list[int]],
-    samples: int,
-    rng: np.random.Generator,
-    solver: Stage2Solver,
+    worlds: list[World],
 ) -> list[float]:
     """`_python_totals` with the rollouts and solves in the compiled search
-    (`jit.pimc_deals`): the same deals drawn from ``rng`` (nothing else draws from it
-    meanwhile), the same cards and sums."""
-    lay = compiled_rollout(game, know.trump_mask)
+    (`jit.pimc_deals`, ``lay`` from `compiled_rollout`): the same cards and sums."""
     cards = np.array([cls[0] for cls in classes], dtype=np.int64)
     facts = np.array(
         [know.seat, know.lead, know.played, know.tricks1[know.seat]], dtype=np.int64
     )
-    worlds = [sample_world(game, know, rng) for _ in range(samples)]
     totals = np.zeros(len(classes), dtype=np.float64)
     solver.kernel.pimc_deals(
         lay,
