@@ -95,6 +95,36 @@ def test_a_table_that_drops_entries_keeps_every_answer(compiled, variant: str) -
             assert fast.reach(word, leader, 7) == slow.reach(word, leader, 7)
     assert fast._kernel.tt.size == 2 * 128  # twice the limit, a power of two
     assert fast._kernel.dropped > 0
+    assert fast._kernel.stats[compiled.GEN] > 0  # the limit started new generations
+
+
+def test_a_new_generation_keeps_the_old_entries_until_their_slots_are_needed(
+    compiled,
+) -> None:
+    """In a table of 8 slots (every key probes them all): entries of an older
+    generation are still read, a new key takes the slot of an old entry before any
+    current one is dropped, and only a key that finds every slot current drops one."""
+    tt = np.zeros(2 * 8, dtype=np.int64)
+    stats = np.zeros(4, dtype=np.int64)
+    old = list(range(2, 18, 2))  # keys are never 0
+    for key in old:
+        compiled.tt_put(tt, stats, key, key + 1)
+    assert stats[compiled.FILLED] == 8 and stats[compiled.DROPPED] == 0
+    stats[compiled.GEN] += 1  # what `reach` does past the limit
+    stats[compiled.FILLED] = 0
+    assert [compiled.tt_get(tt, key) for key in old] == [key + 1 for key in old]
+    new = list(range(101, 117, 2))
+    compiled.tt_put(tt, stats, new[0], 7)
+    assert compiled.tt_get(tt, new[0]) == 7
+    assert sum(compiled.tt_get(tt, key) == key + 1 for key in old) == 7
+    for key in new[1:]:
+        compiled.tt_put(tt, stats, key, key)
+    assert stats[compiled.FILLED] == 8 and stats[compiled.DROPPED] == 0
+    assert all(compiled.tt_get(tt, key) == -1 for key in old)
+    compiled.tt_put(tt, stats, old[0], 5)  # every slot current: one is dropped
+    assert stats[compiled.DROPPED] == 1 and compiled.tt_get(tt, old[0]) == 5
+    compiled.tt_put(tt, stats, old[0], 6)  # its own slot: updated, nothing dropped
+    assert stats[compiled.DROPPED] == 1 and compiled.tt_get(tt, old[0]) == 6
 
 
 @pytest.mark.parametrize("variant", VARIANTS)

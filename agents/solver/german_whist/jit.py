@@ -7,15 +7,18 @@ as the pure-Python search does (``tests/test_stage2_jit.py`` checks this), so th
 play the same cards with either; only the speed differs.
 
 Transposition table: one int64 array of slots, each a key (0 = empty; a key ``word <<
-1 | leader`` is never 0) and its entry (packed as in `search.Stage2Solver._build`),
-side by side so that a look-up reads one cache line; probed
-linearly over `PROBE` slots from the key's hash. A key whose slots are all taken
-replaces the first of them. Every entry is a proven bound, so an entry lost to a
-replacement (or to clearing, when more than ``tt_limit`` slots are filled, as the
-Python table is) costs only search time, never a wrong answer. The table grows from
-small (`Kernel`), so a fresh solver does not pay for the pages of a large one.
-``stats`` counts the positions expanded (`Stage2Solver.nodes`), the filled slots and
-the entries dropped.
+1 | leader`` is never 0) and its entry (packed as in `search.Stage2Solver._build`, with
+its generation above bit 32), side by side so that a look-up reads one cache line;
+probed linearly over `PROBE` slots from the key's hash. Where the Python table is
+cleared (more than ``tt_limit`` entries), this one starts a new generation: the older
+entries are still read, and a new key takes the first slot of its probes that is empty
+or of an older generation; one whose slots all hold current entries replaces the first
+of them. Every entry is a proven bound, so an entry lost to a replacement costs only
+search time, never a wrong answer; keeping the older generation rather than clearing it
+saves the positions of the deal being played (a fifth of a Honeymoon match's CPU). The
+table grows from small (`Kernel`), so a fresh solver does not pay for the pages of a
+large one. ``stats`` counts the positions expanded (`Stage2Solver.nodes`), the slots
+holding the current generation, the entries dropped and the generation.
 
 PIMC's stage 1 (`pimc_deals`) runs here too: the `pimc.Rollout` policy and the loop of
 `pimc.pimc_values` over a decision's sampled deals, each card played out and its stage 2
@@ -44,7 +47,8 @@ from .search import _COUNT, _RUN, _TOPS
 from .search import STAGE2_TRICKS as _STAGE2_TRICKS
 
 PROBE = 8  # slots tried for one key
-NODES, FILLED, DROPPED = 0, 1, 2  # the counters in ``stats``
+NODES, FILLED, DROPPED, GEN = 0, 1, 2, 3  # the counters in ``stats``
+_ENTRY = 0xFFFFFFFF  # a slot's entry; its generation is stored above it
 #: a new table's slots (2 MB): a fresh solver's first searches would pay more for the
 #: pages of a full-size table than for the search itself
 FIRST_SLOTS = 1 << 17
@@ -85,7 +89,7 @@ def tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
 
 def slots_for(tt_limit: int) -> int:
     """The most slots a table holding ``tt_limit`` entries grows to: at least twice as
-    many (a power of two), so it is at most half full before it is cleared."""
+    many (a power of two), so at most half of them hold the current generation."""
     size = 64
     while size < 2 * tt_limit:
         size *= 2
@@ -120,33 +124,51 @@ def _find(tt, key):
 
 @_jit
 def tt_get(tt, key):
-    """The entry of ``key``, or -1."""
+    """The entry of ``key`` (of any generation: every entry is a proven bound), or
+    -1."""
     slot = _find(tt, key)
     if slot >= 0 and tt[slot] == key:
-        return tt[slot + 1]
+        return tt[slot + 1] & _ENTRY
     return np.int64(-1)
 
 
 @_jit
 def tt_put(tt, stats, key, val):
-    """Store ``val`` for ``key``: in its slot, an empty one, or over the first."""
-    slot = _find(tt, key)
+    """Store ``val`` for ``key``, of the current generation: in its slot, else the
+    first empty or older-generation slot of its probes, else over the first."""
+    size = tt.size >> 1
+    h = _slot0(key, size)
+    gen = stats[GEN]
+    slot = -1
+    for p in range(PROBE):
+        at = 2 * ((h + p) & (size - 1))
+        held = tt[at]
+        if held == key:
+            slot = at
+            break
+        if held == 0:  # nothing was ever stored past an empty slot
+            if slot < 0:
+                slot = at
+            break
+        if slot < 0 and tt[at + 1] >> 32 != gen:
+            slot = at
     if slot < 0:
-        slot = 2 * _slot0(key, tt.size >> 1)
+        slot = 2 * h
         stats[DROPPED] += 1
-    elif tt[slot] == 0:
+    elif tt[slot] == 0 or tt[slot + 1] >> 32 != gen:
         stats[FILLED] += 1
     tt[slot] = key
-    tt[slot + 1] = val
+    tt[slot + 1] = val | gen << 32
 
 
 @_jit
 def rehash(old, new, stats):
-    """Copy the entries of table ``old`` into the empty, larger ``new``."""
+    """Copy the entries of table ``old`` into the empty, larger ``new`` (all of the
+    current generation there)."""
     stats[FILLED] = 0
     for slot in range(0, old.size, 2):
         if old[slot] != 0:
-            tt_put(new, stats, old[slot], old[slot + 1])
+            tt_put(new, stats, old[slot], old[slot + 1] & _ENTRY)
 
 
 # the word helpers of the Python search, compiled (the same code, so the same keys)
@@ -394,11 +416,12 @@ def _cards(count, word):
 
 @_jit
 def reach(ctx, word, leader, k, limit):
-    """`Stage2Solver.reach`: clear the table when more than ``limit`` slots are
-    filled, then search."""
-    tt, stats = ctx[0], ctx[1]
+    """`Stage2Solver.reach`: start a new generation of the table when more than
+    ``limit`` slots hold the current one, then search."""
+    stats = ctx[1]
     if stats[FILLED] > limit:
-        tt[:] = 0
+        # the entries so far stay readable, and are the first to be replaced
+        stats[GEN] += 1
         stats[FILLED] = 0
     return rec(ctx, word, leader, k, _cards(ctx[5], word))
 
@@ -442,7 +465,7 @@ class Kernel:
         if Kernel._tables is None:
             Kernel._tables = tables()
         self.tables = Kernel._tables
-        self.stats = np.zeros(3, dtype=np.int64)
+        self.stats = np.zeros(4, dtype=np.int64)
         self.scratch = np.zeros((_DEPTH, 3, _SCRATCH), dtype=np.int64)
         self.tt = np.zeros(0, dtype=np.int64)
         self._ctx: tuple = ()

@@ -21,9 +21,10 @@ from ....envs.german_whist.rules import GermanWhist
 #: against ``solver`` stores some 4 to 8 million; 500 000 (the limit until 2026-12)
 #: cleared it every few decisions and cost a quarter more search.
 TT_LIMIT = 2_000_000
-#: the compiled search's limit (16 bytes a slot, at most half of them filled: 256 MB at
-#: the limit). Against 2 million it saves a third of the positions searched in a
-#: Honeymoon match (``docs/solvers.md``); more saved nothing in 2-match runs.
+#: the compiled search's limit (16 bytes a slot, twice as many slots as the limit: 256
+#: MB at most), past which it starts a new generation of its table rather than clearing
+#: it (`jit`). Against 2 million it saves a third of the positions searched in a
+#: Honeymoon match (``docs/solvers.md``); 16 million searched no fewer in 2 matches.
 JIT_TT_LIMIT = 8_000_000
 STAGE2_TRICKS = 13
 _MASK16 = 0xFFFF  # one group word; a search is at most 13 tricks (frames) deep
@@ -259,9 +260,10 @@ class Stage2Solver:
 
     @property
     def tt_limit(self) -> int:
-        """The most table entries kept before the table is cleared: as given, else
-        `TT_LIMIT` for the pure-Python backend and `JIT_TT_LIMIT` for the compiled
-        one (whose entries take a sixth of the memory)."""
+        """The most table entries kept before the table is cleared (the compiled one:
+        before it starts a new generation): as given, else `TT_LIMIT` for the
+        pure-Python backend and `JIT_TT_LIMIT` for the compiled one (whose entries take
+        a sixth of the memory)."""
         if self._tt_limit is not None:
             return self._tt_limit
         return JIT_TT_LIMIT if self.backend == "numba" else TT_LIMIT
