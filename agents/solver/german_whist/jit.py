@@ -557,19 +557,18 @@ def warm_up() -> None:
 # (cards weakest first, -1 after the last), the rollout's card values ``values[trump,
 # h]`` (computed in Python, so the same doubles) and ``consts``: the trump mask, the
 # pack's mask and Honeymoon (1) or not.
-_M55 = 0x5555555555555555
-_M33 = 0x3333333333333333
-_M0F = 0x0F0F0F0F0F0F0F0F
-_H01 = 0x0101010101010101
+_BYTE_BITS = np.array([bin(b).count("1") for b in range(256)], dtype=np.int64)
 
 
 @_jit
 def _popcount(x):
-    """Set bits of ``x`` (a card mask, below 2**63): SWAR, the top byte's sum."""
-    x = x - ((x >> 1) & _M55)
-    x = (x & _M33) + ((x >> 2) & _M33)
-    x = (x + (x >> 4)) & _M0F
-    return (x * _H01) >> 56
+    """Set bits of ``x`` (a card mask), a byte at a time: the same with numba's JIT
+    off, where int64 products would overflow."""
+    n = np.int64(0)
+    while x:
+        n += _BYTE_BITS[x & 0xFF]
+        x >>= 8
+    return n
 
 
 @_jit
