@@ -11,6 +11,7 @@ know.
 
 from __future__ import annotations
 
+import warnings
 from functools import cache
 
 import numpy as np
@@ -636,3 +637,26 @@ def test_solver_bot_is_perfect_by_the_quality_metric(options: dict) -> None:
     assert q.optimal_fraction == 1.0 and q.blunders == 0 and q.mean_tricks_lost == 0.0
     assert q.critical_optimal_fraction == 1.0
     assert q.as_dict()["agent"] == "pimc:1"
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_the_kernel_run_as_python_gives_the_same_pimc_values(variant: str) -> None:
+    """With numba's JIT off (as this suite sets it) a solver that insists on the
+    kernel runs its functions as plain Python with numpy integers: PIMC's compiled
+    path then gives the pure-Python values too, with no integer overflow on the way."""
+    jit = pytest.importorskip("parlour.agents.solver.german_whist.jit")
+    if jit.compiled():
+        pytest.skip("numba's JIT is on; tests/test_stage2_jit.py covers the kernel")
+    kernel, plain = (sg.Stage2Solver(backend=b) for b in ("numba", "python"))
+    assert kernel.kernel is not None and plain.kernel is None
+    game, states = stage1_states(variant, 40, seed=13)
+    late = [st for st in states if len(st.stock) - st.stock_pos <= 4][:2]
+    assert late
+    for st in late:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            values = [
+                sg.pimc_values(game, st, st.to_play, 2, np.random.default_rng(1), s)
+                for s in (kernel, plain)
+            ]
+        assert values[0] == values[1]

@@ -95,6 +95,36 @@ def test_a_table_that_drops_entries_keeps_every_answer(compiled, variant: str) -
             assert fast.reach(word, leader, 7) == slow.reach(word, leader, 7)
     assert fast._kernel.tt.size == 2 * 128  # twice the limit, a power of two
     assert fast._kernel.dropped > 0
+    assert fast._kernel.stats[compiled.GEN] > 0  # the limit started new generations
+
+
+def test_a_new_generation_keeps_the_old_entries_until_their_slots_are_needed(
+    compiled,
+) -> None:
+    """In a table of 8 slots (every key probes them all): entries of an older
+    generation are still read, a new key takes the slot of an old entry before any
+    current one is dropped, and only a key that finds every slot current drops one."""
+    tt = np.zeros(2 * 8, dtype=np.int64)
+    stats = np.zeros(4, dtype=np.int64)
+    old = list(range(2, 18, 2))  # keys are never 0
+    for key in old:
+        compiled.tt_put(tt, stats, key, key + 1)
+    assert stats[compiled.FILLED] == 8 and stats[compiled.DROPPED] == 0
+    stats[compiled.GEN] += 1  # what `reach` does past the limit
+    stats[compiled.FILLED] = 0
+    assert [compiled.tt_get(tt, key) for key in old] == [key + 1 for key in old]
+    new = list(range(101, 117, 2))
+    compiled.tt_put(tt, stats, new[0], 7)
+    assert compiled.tt_get(tt, new[0]) == 7
+    assert sum(compiled.tt_get(tt, key) == key + 1 for key in old) == 7
+    for key in new[1:]:
+        compiled.tt_put(tt, stats, key, key)
+    assert stats[compiled.FILLED] == 8 and stats[compiled.DROPPED] == 0
+    assert all(compiled.tt_get(tt, key) == -1 for key in old)
+    compiled.tt_put(tt, stats, old[0], 5)  # every slot current: one is dropped
+    assert stats[compiled.DROPPED] == 1 and compiled.tt_get(tt, old[0]) == 5
+    compiled.tt_put(tt, stats, old[0], 6)  # its own slot: updated, nothing dropped
+    assert stats[compiled.DROPPED] == 1 and compiled.tt_get(tt, old[0]) == 6
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
@@ -166,3 +196,88 @@ def test_without_numba_the_python_search_answers(
     assert solver.backend == "python"
     with pytest.raises(ImportError, match=r"install numba, or set PARLOUR_JIT=0"):
         sg.Stage2Solver(backend="numba").reach(word, 0, 1)
+
+
+def test_each_backend_has_its_table_limit(compiled) -> None:
+    """Unless given, the limit is `TT_LIMIT` for the pure-Python table and the larger
+    `JIT_TT_LIMIT` for the compiled one (a sixth of the memory an entry); a given or
+    set limit holds for either."""
+    fast, slow = solvers(tt_limit=None)
+    assert (fast.tt_limit, slow.tt_limit) == (sg.JIT_TT_LIMIT, sg.TT_LIMIT)
+    assert sg.JIT_TT_LIMIT > sg.TT_LIMIT
+    fast.tt_limit = 1234
+    assert fast.tt_limit == 1234
+    assert sg.Stage2Solver(99, backend="python").tt_limit == 99
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_the_compiled_rollout_plays_the_python_one(compiled, variant: str) -> None:
+    """`jit._play_out` plays every sampled deal of stage-1 states to the same hands,
+    tricks and stage-2 leader as `Rollout.play_out`, and `jit._word` gives `Layout.word`
+    of the hands."""
+    game, states = stage1_states(variant, 30, seed=8)
+    states = [st for st in states if st.lead < 0][:12]  # trick boundaries
+    assert len(states) == 12
+    rng = np.random.default_rng(9)
+    checked = 0
+    for st in states:
+        seat = st.to_play
+        know = sg.Knowledge.from_state(game, st, seat)
+        roll = sg.Rollout(game, st.trump_mask)
+        lay = sg.pimc.compiled_rollout(game, st.trump_mask)
+        for _ in range(5):
+            world = sg.sample_world(game, know, rng)
+            leader = int(rng.integers(2))
+            hands, won = list(world.hands), [0, 0]
+            want_leader = roll.play_out(hands, world.stock, 0, leader, st.played, won)
+            got_hands = np.array(world.hands, dtype=np.int64)
+            got_won = np.zeros(2, dtype=np.int64)
+            stock = np.array(world.stock, dtype=np.int64)
+            got_leader = compiled._play_out(
+                lay, got_hands, stock, 0, leader, st.played, got_won
+            )
+            assert (got_leader, got_hands.tolist(), got_won.tolist()) == (
+                want_leader,
+                hands,
+                won,
+            )
+            word = roll.lay.word(*hands)
+            assert compiled._word(lay, got_hands[0], got_hands[1]) == word
+            checked += 1
+    assert checked == 60
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("tt_limit", [40, 100_000])
+def test_compiled_pimc_values_are_the_python_ones(
+    compiled, variant: str, tt_limit: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`pimc_values` with the compiled rollouts and solves (`jit.pimc_deals`) gives
+    every card the value the pure-Python loop gives it, from the same seed: with a
+    table that drops entries (limit 40), and with one that grows in the middle of a
+    decision (limit 100 000, from 64 slots: the kernel stops after a deal to let
+    `Kernel.ctx` double it, and goes on from the next deal)."""
+    monkeypatch.setattr(compiled, "FIRST_SLOTS", 64)
+    calls = []
+    kernel_fn = compiled.pimc_deals
+
+    def counted(*args):
+        calls.append(args[6])  # the first deal of this call
+        return kernel_fn(*args)
+
+    monkeypatch.setattr(compiled, "pimc_deals", counted)
+    fast, slow = solvers(tt_limit)
+    game, states = stage1_states(variant, 10, seed=10)
+    for i, st in enumerate(states):
+        seat = st.to_play
+        got, want = (
+            sg.pimc_values(game, st, seat, 6, np.random.default_rng(i), solver)
+            for solver in (fast, slow)
+        )
+        assert got == want
+        assert all(type(v) is float for v in got.values())
+    if tt_limit == 40:
+        assert fast.kernel.dropped > 0
+    else:
+        assert fast.kernel.tt.size // 2 > 64
+        assert any(first > 0 for first in calls)  # resumed after growing

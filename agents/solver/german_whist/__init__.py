@@ -20,7 +20,8 @@ with alpha-beta over the question "can seat 0 take at least ``k`` of the tricks 
   counts while the trick is open, so a follower's K and J around a led Q stay distinct.
 * *Transposition table* keyed on (position word, leader), holding proven bounds on seat
   0's tricks and the best lead; it is shared by every search (relative keys never go
-  stale), and cleared when it outgrows ``TT_LIMIT`` entries.
+  stale), and cleared when it outgrows ``TT_LIMIT`` entries (``JIT_TT_LIMIT`` for the
+  compiled search, whose entries are smaller).
 * *Quick tricks* give a lower bound on the leader's tricks (top trumps, and top cards of
   suits the opponent must follow), cutting many nodes without searching.
 * *Move ordering*: the leader tries sure winners first, then low cards; the follower the
@@ -49,7 +50,7 @@ the two cannot drift.
 `stage2_quality` measures any agent's stage-2 play against perfect play.
 
 The search runs compiled with numba when it imports (`jit`, the same search giving the
-same answers), else in pure Python; ``PARLOUR_JIT=0`` or
+same answers, and with it PIMC's rollouts), else in pure Python; ``PARLOUR_JIT=0`` or
 ``Stage2Solver(backend="python")`` forces the latter.
 
 The package, part by part: `search` (the word tables, `Layout`, `Stage2Solver`), `jit`
@@ -96,11 +97,19 @@ from .quality import (
     score_decision,
     stage2_quality,
 )
-from .search import SHARED, STAGE2_TRICKS, TT_LIMIT, Layout, Stage2Solver
+from .search import (
+    JIT_TT_LIMIT,
+    SHARED,
+    STAGE2_TRICKS,
+    TT_LIMIT,
+    Layout,
+    Stage2Solver,
+)
 
 __all__ = [
     "BASES",
     "DEFAULT_SAMPLES",
+    "JIT_TT_LIMIT",
     "MAX_SAMPLES",
     "SHARED",
     "STAGE2_TRICKS",

@@ -7,15 +7,24 @@ as the pure-Python search does (``tests/test_stage2_jit.py`` checks this), so th
 play the same cards with either; only the speed differs.
 
 Transposition table: one int64 array of slots, each a key (0 = empty; a key ``word <<
-1 | leader`` is never 0) and its entry (packed as in `search.Stage2Solver._build`),
-side by side so that a look-up reads one cache line; probed
-linearly over `PROBE` slots from the key's hash. A key whose slots are all taken
-replaces the first of them. Every entry is a proven bound, so an entry lost to a
-replacement (or to clearing, when more than ``tt_limit`` slots are filled, as the
-Python table is) costs only search time, never a wrong answer. The table grows from
-small (`Kernel`), so a fresh solver does not pay for the pages of a large one.
-``stats`` counts the positions expanded (`Stage2Solver.nodes`), the filled slots and
-the entries dropped.
+1 | leader`` is never 0) and its entry (packed as in `search.Stage2Solver._build`, with
+its generation above bit 32), side by side so that a look-up reads one cache line;
+probed linearly over `PROBE` slots from the key's hash. Where the Python table is
+cleared (more than ``tt_limit`` entries), this one starts a new generation: the older
+entries are still read, and a new key takes the first slot of its probes that is empty
+or of an older generation; one whose slots all hold current entries replaces the first
+of them. Every entry is a proven bound, so an entry lost to a replacement costs only
+search time, never a wrong answer; keeping the older generation rather than clearing it
+saves the positions of the deal being played (a fifth of a Honeymoon match's CPU). The
+table grows from small (`Kernel`), so a fresh solver does not pay for the pages of a
+large one. ``stats`` counts the positions expanded (`Stage2Solver.nodes`), the slots
+holding the current generation, the entries dropped and the generation.
+
+PIMC's stage 1 (`pimc_deals`) runs here too: the `pimc.Rollout` policy and the loop of
+`pimc.pimc_values` over a decision's sampled deals, each card played out and its stage 2
+solved, so a decision crosses from Python once, not once a card and deal. The deals are
+drawn in Python (the bot's generator, as before) and the rollout's card values are
+doubles computed there, so every card gets the same value either way.
 
 This module imports numba; `search` imports it only when the compiled backend is
 chosen. Compiled code is cached in ``NUMBA_CACHE_DIR`` where that is set, else next to
@@ -31,11 +40,15 @@ import warnings
 import numpy as np
 from numba import njit
 
+from ....envs.german_whist.rules import TRICKS_TO_WIN as _TRICKS_TO_WIN
 from . import search
+from .pimc import _HIDDEN_VALUE, _HONEYMOON_TRICK, _LEAD_FOR_PRIZE
 from .search import _COUNT, _RUN, _TOPS
+from .search import STAGE2_TRICKS as _STAGE2_TRICKS
 
 PROBE = 8  # slots tried for one key
-NODES, FILLED, DROPPED = 0, 1, 2  # the counters in ``stats``
+NODES, FILLED, DROPPED, GEN = 0, 1, 2, 3  # the counters in ``stats``
+_ENTRY = 0xFFFFFFFF  # a slot's entry; its generation is stored above it
 #: a new table's slots (2 MB): a fresh solver's first searches would pay more for the
 #: pages of a full-size table than for the search itself
 FIRST_SLOTS = 1 << 17
@@ -76,7 +89,7 @@ def tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
 
 def slots_for(tt_limit: int) -> int:
     """The most slots a table holding ``tt_limit`` entries grows to: at least twice as
-    many (a power of two), so it is at most half full before it is cleared."""
+    many (a power of two), so at most half of them hold the current generation."""
     size = 64
     while size < 2 * tt_limit:
         size *= 2
@@ -111,33 +124,51 @@ def _find(tt, key):
 
 @_jit
 def tt_get(tt, key):
-    """The entry of ``key``, or -1."""
+    """The entry of ``key`` (of any generation: every entry is a proven bound), or
+    -1."""
     slot = _find(tt, key)
     if slot >= 0 and tt[slot] == key:
-        return tt[slot + 1]
+        return tt[slot + 1] & _ENTRY
     return np.int64(-1)
 
 
 @_jit
 def tt_put(tt, stats, key, val):
-    """Store ``val`` for ``key``: in its slot, an empty one, or over the first."""
-    slot = _find(tt, key)
+    """Store ``val`` for ``key``, of the current generation: in its slot, else the
+    first empty or older-generation slot of its probes, else over the first."""
+    size = tt.size >> 1
+    h = _slot0(key, size)
+    gen = stats[GEN]
+    slot = -1
+    for p in range(PROBE):
+        at = 2 * ((h + p) & (size - 1))
+        held = tt[at]
+        if held == key:
+            slot = at
+            break
+        if held == 0:  # nothing was ever stored past an empty slot
+            if slot < 0:
+                slot = at
+            break
+        if slot < 0 and tt[at + 1] >> 32 != gen:
+            slot = at
     if slot < 0:
-        slot = 2 * _slot0(key, tt.size >> 1)
+        slot = 2 * h
         stats[DROPPED] += 1
-    elif tt[slot] == 0:
+    elif tt[slot] == 0 or tt[slot + 1] >> 32 != gen:
         stats[FILLED] += 1
     tt[slot] = key
-    tt[slot + 1] = val
+    tt[slot + 1] = val | gen << 32
 
 
 @_jit
 def rehash(old, new, stats):
-    """Copy the entries of table ``old`` into the empty, larger ``new``."""
+    """Copy the entries of table ``old`` into the empty, larger ``new`` (all of the
+    current generation there)."""
     stats[FILLED] = 0
     for slot in range(0, old.size, 2):
         if old[slot] != 0:
-            tt_put(new, stats, old[slot], old[slot + 1])
+            tt_put(new, stats, old[slot], old[slot + 1] & _ENTRY)
 
 
 # the word helpers of the Python search, compiled (the same code, so the same keys)
@@ -385,11 +416,12 @@ def _cards(count, word):
 
 @_jit
 def reach(ctx, word, leader, k, limit):
-    """`Stage2Solver.reach`: clear the table when more than ``limit`` slots are
-    filled, then search."""
-    tt, stats = ctx[0], ctx[1]
+    """`Stage2Solver.reach`: start a new generation of the table when more than
+    ``limit`` slots hold the current one, then search."""
+    stats = ctx[1]
     if stats[FILLED] > limit:
-        tt[:] = 0
+        # the entries so far stay readable, and are the first to be replaced
+        stats[GEN] += 1
         stats[FILLED] = 0
     return rec(ctx, word, leader, k, _cards(ctx[5], word))
 
@@ -433,7 +465,7 @@ class Kernel:
         if Kernel._tables is None:
             Kernel._tables = tables()
         self.tables = Kernel._tables
-        self.stats = np.zeros(3, dtype=np.int64)
+        self.stats = np.zeros(4, dtype=np.int64)
         self.scratch = np.zeros((_DEPTH, 3, _SCRATCH), dtype=np.int64)
         self.tt = np.zeros(0, dtype=np.int64)
         self._ctx: tuple = ()
@@ -480,6 +512,35 @@ class Kernel:
         g = -1 if guess is None else max(guess, 0)
         return int(max_tricks(self.ctx(tt_limit), word, leader, g, tt_limit))
 
+    def pimc_deals(
+        self,
+        lay: tuple,
+        deals: np.ndarray,
+        stocks: np.ndarray,
+        cards: np.ndarray,
+        know: np.ndarray,
+        tt_limit: int,
+        totals: np.ndarray,
+    ) -> None:
+        """`pimc_deals` over every deal with this kernel's table, grown between deals
+        as between searches."""
+        done, guess = 0, -1  # no first guess: the first solve searches by halving
+        while done < deals.shape[0]:
+            ctx = self.ctx(tt_limit)
+            done, guess = pimc_deals(
+                ctx,
+                lay,
+                deals,
+                stocks,
+                cards,
+                know,
+                done,
+                guess,
+                tt_limit,
+                slots_for(tt_limit),
+                totals,
+            )
+
 
 def warm_up() -> None:
     """Compile (or load from the cache) every entry point on a tiny position."""
@@ -487,3 +548,217 @@ def warm_up() -> None:
         warnings.simplefilter("ignore")
         k = Kernel()
         k.max_tricks(0b110 | 1 << 16 | 1 << 32 | 1 << 48, 0, None, 64)
+
+
+# --- stage-1 PIMC: the rollout and the stage-2 solve of one sampled deal --------------
+# `pimc.Rollout` and the loop of `pimc.pimc_values` over the cards, compiled. ``lay`` is
+# `pimc.compiled_rollout`'s tuple ``(above, beaters, strength, group_of, group_mask,
+# groups, values, consts)``: per-card arrays of the `search.Layout`, the group rows
+# (cards weakest first, -1 after the last), the rollout's card values ``values[trump,
+# h]`` (computed in Python, so the same doubles) and ``consts``: the trump mask, the
+# pack's mask and Honeymoon (1) or not.
+_BYTE_BITS = np.array([bin(b).count("1") for b in range(256)], dtype=np.int64)
+
+
+@_jit
+def _popcount(x):
+    """Set bits of ``x`` (a card mask), a byte at a time: the same with numba's JIT
+    off, where int64 products would overflow."""
+    n = np.int64(0)
+    while x:
+        n += _BYTE_BITS[x & 0xFF]
+        x >>= 8
+    return n
+
+
+@_jit
+def _card_value(lay, card, out):
+    """`pimc.Rollout._value`."""
+    above, values, trumps = lay[0], lay[6], lay[7][0]
+    h = _popcount(above[card] & out)
+    return values[1, h] if (np.int64(1) << card) & trumps else values[0, h]
+
+
+@_jit
+def _cheapest(lay, cards, out):
+    """`pimc.Rollout._cheapest`: the first card, ascending, of least (value,
+    strength)."""
+    strength = lay[2]
+    best = np.int64(-1)
+    best_v = 0.0
+    best_s = np.int64(0)
+    while cards:
+        low = cards & -cards
+        cards ^= low
+        c = _popcount(low - 1)
+        v = _card_value(lay, c, out)
+        s = np.int64(strength[c])
+        if best < 0 or v < best_v or (v == best_v and s < best_s):
+            best, best_v, best_s = c, v, s
+    return best
+
+
+@_jit
+def _prize_gain(lay, prize, out):
+    """What playing for ``prize`` gains over the hidden draw (`pimc.Rollout.lead`)."""
+    gain = _card_value(lay, prize, out & ~(np.int64(1) << prize)) - _HIDDEN_VALUE
+    if lay[7][2]:
+        gain += _HONEYMOON_TRICK
+    return gain
+
+
+@_jit
+def _lead(lay, hand, prize, played):
+    """`pimc.Rollout.lead`."""
+    above = lay[0]
+    out = lay[7][1] & ~played & ~hand
+    if _prize_gain(lay, prize, out) > _LEAD_FOR_PRIZE:
+        masters = np.int64(0)
+        rest = hand
+        while rest:
+            low = rest & -rest
+            rest ^= low
+            if not above[_popcount(low - 1)] & out:
+                masters |= low
+        if masters:
+            return _cheapest(lay, masters, out)
+    return _cheapest(lay, hand, out)
+
+
+@_jit
+def _follow(lay, hand, lead, prize, played):
+    """`pimc.Rollout.follow`."""
+    legal = hand
+    if not lay[7][2]:
+        legal = hand & lay[4][lead]
+        if not legal:
+            legal = hand
+    out = lay[7][1] & ~played & ~hand
+    winners = legal & lay[1][lead]
+    losers = legal & ~winners
+    if not winners:
+        return _cheapest(lay, legal, out)
+    w = _cheapest(lay, winners, out)
+    if not losers:
+        return w
+    loser = _cheapest(lay, losers, out)
+    gain = _prize_gain(lay, prize, out)
+    if gain > _card_value(lay, w, out) - _card_value(lay, loser, out):
+        return w
+    return loser
+
+
+@_jit
+def _beats(lay, lead, follow):
+    """`search.Layout.beats`."""
+    strength, group_of, trumps = lay[2], lay[3], lay[7][0]
+    if (np.int64(1) << follow) & trumps:
+        if not (np.int64(1) << lead) & trumps:
+            return False
+        return strength[lead] > strength[follow]
+    if (np.int64(1) << lead) & trumps or group_of[follow] != group_of[lead]:
+        return True
+    return strength[lead] > strength[follow]
+
+
+@_jit
+def _trick(lay, hands, stock, pos, leader, lead, card, played, won):
+    """`pimc.Rollout.trick` (``hands`` and ``won`` updated in place): (next stock
+    position, next leader, cards played)."""
+    follower = 1 - leader
+    hands[follower] &= ~(np.int64(1) << card)
+    played |= np.int64(1) << card
+    winner = leader if _beats(lay, lead, card) else follower
+    hands[winner] |= np.int64(1) << stock[pos]
+    hands[1 - winner] |= np.int64(1) << stock[pos + 1]
+    won[winner] += 1
+    return pos + 2, winner, played
+
+
+@_jit
+def _play_out(lay, hands, stock, pos, leader, played, won):
+    """`pimc.Rollout.play_out`: the rest of stage 1; the stage-2 leader."""
+    while pos < stock.size:
+        prize = stock[pos]
+        lead = _lead(lay, hands[leader], prize, played)
+        hands[leader] &= ~(np.int64(1) << lead)
+        played |= np.int64(1) << lead
+        card = _follow(lay, hands[1 - leader], lead, prize, played)
+        pos, leader, played = _trick(
+            lay, hands, stock, pos, leader, lead, card, played, won
+        )
+    return leader
+
+
+@_jit
+def _word(lay, h0, h1):
+    """`search.Layout.word`."""
+    groups = lay[5]
+    both = h0 | h1
+    w = np.ones(4, dtype=np.int64)
+    for g in range(groups.shape[0]):
+        v = np.int64(0)
+        n = 0
+        for t in range(groups.shape[1]):
+            c = groups[g, t]
+            if c < 0:
+                break
+            bit = np.int64(1) << c
+            if bit & both:
+                if bit & h0:
+                    v |= np.int64(1) << n
+                n += 1
+        w[g] = v | np.int64(1) << n
+    return _canon(w[0], w[1], w[2], w[3])
+
+
+@_jit
+def pimc_deals(ctx, lay, deals, stocks, cards, know, first, guess, limit, most, totals):
+    """The sampled deals of `pimc.pimc_values` from ``first`` on: in each, for each of
+    ``cards`` (a class's first card, in order) play it, the opponent's answer and the
+    rest of stage 1 by the rollout, solve stage 2 and add the seat's result to
+    ``totals``. ``deals[d]`` holds both hands and ``stocks[d]`` the stock; ``know`` is
+    (seat, card led or -1, cards played, the seat's stage-1 tricks); ``guess`` the
+    first Honeymoon probe (-1: none). Stops early, after a deal, when the table is over
+    half full and has fewer than ``most`` slots (`Kernel.ctx` then grows it). Returns
+    (the next deal, the last Honeymoon solve's tricks)."""
+    seat, led, played0, tricks1 = know[0], know[1], know[2], know[3]
+    tt, stats = ctx[0], ctx[1]
+    opp = 1 - seat
+    hands = np.empty(2, dtype=np.int64)
+    won = np.zeros(2, dtype=np.int64)
+    d = first
+    while d < deals.shape[0]:
+        stock = stocks[d]
+        for idx in range(cards.size):
+            card = cards[idx]
+            hands[0], hands[1] = deals[d, 0], deals[d, 1]
+            won[0], won[1] = 0, 0
+            if led >= 0:  # we complete the trick
+                pos, leader, played = _trick(
+                    lay, hands, stock, np.int64(0), opp, led, card, played0, won
+                )
+            else:  # we lead; the opponent answers by the rollout policy
+                hands[seat] &= ~(np.int64(1) << card)
+                played = played0 | np.int64(1) << card
+                answer = _follow(lay, hands[opp], card, stock[0], played)
+                pos, leader, played = _trick(
+                    lay, hands, stock, np.int64(0), seat, card, answer, played, won
+                )
+            leader = _play_out(lay, hands, stock, pos, leader, played, won)
+            word = _word(lay, hands[0], hands[1])
+            if lay[7][2]:
+                guess = t0 = max_tricks(ctx, word, leader, guess, limit)
+                mine = t0 if seat == 0 else _STAGE2_TRICKS - t0
+                total = tricks1 + won[seat] + mine
+                totals[idx] += total - 13 if total >= 14 else total - 14
+            else:
+                # a literal ``k`` would compile a second `rec`, and numba's cache does
+                # not load a recursive function of two signatures safely (it crashes)
+                win0 = reach(ctx, word, leader, np.int64(_TRICKS_TO_WIN), limit)
+                totals[idx] += 1.0 if win0 == (seat == 0) else 0.0
+        d += 1
+        slots = tt.size >> 1
+        if 2 * stats[FILLED] > slots and slots < most:
+            break
+    return d, guess

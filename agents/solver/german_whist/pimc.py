@@ -288,16 +288,39 @@ def pimc_values(
     so the comparison between cards is paired."""
     know = Knowledge.from_state(game, state, seat)
     solver = solver or SHARED
+    classes = _stage1_classes(game, state, seat, know)
+    # nothing else draws from ``rng`` meanwhile, so drawing every deal first gives the
+    # deals that drawing each before its rollouts did
+    worlds = [sample_world(game, know, rng) for _ in range(samples)]
+    if solver.kernel is not None:
+        lay = compiled_rollout(game, know.trump_mask)
+        totals = _compiled_totals(solver, lay, know, classes, worlds)
+    else:
+        totals = _python_totals(game, know, classes, worlds, solver)
+    out: dict[int, float] = {}
+    for idx, cls in enumerate(classes):
+        for c in cls:
+            out[c] = totals[idx] / samples
+    return out
+
+
+def _python_totals(
+    game: GermanWhist,
+    know: Knowledge,
+    classes: list[list[int]],
+    worlds: list[World],
+    solver: Stage2Solver,
+) -> list[float]:
+    """`pimc_values`' sums over the sampled deals, one a class, in pure Python."""
+    seat = know.seat
     roll = Rollout(game, know.trump_mask)
     lay = roll.lay
-    classes = _stage1_classes(game, state, seat, know)
     totals = [0.0] * len(classes)
     opp = 1 - seat
     # Honeymoon: the stage-2 tricks of the last solve (the previous card, or the last
     # card of the previous deal), a good first probe; the value found is the same
     guess = None
-    for _ in range(samples):
-        world = sample_world(game, know, rng)
+    for world in worlds:
         for idx, cls in enumerate(classes):
             card = cls[0]
             hands = list(world.hands)
@@ -322,11 +345,66 @@ def pimc_values(
             else:
                 win0 = solver.reach(word, leader, TRICKS_TO_WIN)
                 totals[idx] += 1.0 if win0 == (seat == 0) else 0.0
-    out: dict[int, float] = {}
-    for idx, cls in enumerate(classes):
-        for c in cls:
-            out[c] = totals[idx] / samples
-    return out
+    return totals
+
+
+def compiled_rollout(game: GermanWhist, trump_mask: int) -> tuple:
+    """The `Rollout` policy's tables for the compiled `jit.pimc_deals`: ``(above,
+    beaters, strength, group_of, group_mask, groups, values, consts)`` (see `jit`),
+    built once a pack, trump suit and variant."""
+    key = (game.deck.size, trump_mask, game.honeymoon)
+    tables = _COMPILED_ROLLOUTS.get(key)
+    if tables is None:
+        lay = Layout.of(game, trump_mask)
+        groups = np.full((4, 16), -1, dtype=np.int64)
+        for g, cards in enumerate(lay.groups):
+            groups[g, : len(cards)] = cards
+        # the same expressions as `Rollout._value`, so the same doubles
+        values = np.array(
+            [list(_TOP), [_TRUMP_BASE + _TRUMP_TOP * top for top in _TOP]],
+            dtype=np.float64,
+        )
+        consts = [trump_mask, game.deck.all_mask, int(game.honeymoon)]
+        tables = _COMPILED_ROLLOUTS[key] = (
+            np.array(lay.above, dtype=np.int64),
+            np.array(lay.beaters, dtype=np.int64),
+            np.array(lay.strength, dtype=np.int64),
+            np.array(lay.group_of, dtype=np.int64),
+            np.array([lay.group_mask(c) for c in range(lay.size)], dtype=np.int64),
+            groups,
+            values,
+            np.array(consts, dtype=np.int64),
+        )
+    return tables
+
+
+_COMPILED_ROLLOUTS: dict[tuple[int, int, bool], tuple] = {}
+
+
+def _compiled_totals(
+    solver: Stage2Solver,
+    lay: tuple,
+    know: Knowledge,
+    classes: list[list[int]],
+    worlds: list[World],
+) -> list[float]:
+    """`_python_totals` with the rollouts and solves in the compiled search
+    (`jit.pimc_deals`, ``lay`` from `compiled_rollout`): the same cards and sums."""
+    cards = np.array([cls[0] for cls in classes], dtype=np.int64)
+    facts = np.array(
+        [know.seat, know.lead, know.played, know.tricks1[know.seat]], dtype=np.int64
+    )
+    totals = np.zeros(len(classes), dtype=np.float64)
+    solver.kernel.pimc_deals(
+        lay,
+        np.array([w.hands for w in worlds], dtype=np.int64),
+        np.array([w.stock for w in worlds], dtype=np.int64),
+        cards,
+        facts,
+        solver.tt_limit,
+        totals,
+    )
+    return totals.tolist()
 
 
 def rollout_card(game: GermanWhist, state: State, seat: int) -> int:

@@ -16,11 +16,16 @@ from typing import Any
 from ....envs.core.cards import cards_in, mask_of
 from ....envs.german_whist.rules import GermanWhist
 
-#: the shared transposition table is cleared when it holds more entries than this (about
+#: the pure-Python search's table is cleared when it holds more entries than this (about
 #: 95 bytes an entry, so some 190 MB at the limit). One Honeymoon match of ``expert``
-#: against ``solver`` stores some 4 million; 500 000 (the limit until 2026-12) cleared
-#: it every few decisions and cost a quarter more search.
+#: against ``solver`` stores some 4 to 8 million; 500 000 (the limit until 2026-12)
+#: cleared it every few decisions and cost a quarter more search.
 TT_LIMIT = 2_000_000
+#: the compiled search's limit (16 bytes a slot, twice as many slots as the limit: 256
+#: MB at most), past which it starts a new generation of its table rather than clearing
+#: it (`jit`). Against 2 million it saves a third of the positions searched in a
+#: Honeymoon match (``docs/solvers.md``); 16 million searched no fewer in 2 matches.
+JIT_TT_LIMIT = 8_000_000
 STAGE2_TRICKS = 13
 _MASK16 = 0xFFFF  # one group word; a search is at most 13 tricks (frames) deep
 
@@ -243,15 +248,29 @@ class Stage2Solver:
     imports nothing.
     """
 
-    def __init__(self, tt_limit: int = TT_LIMIT, backend: str | None = None):
+    def __init__(self, tt_limit: int | None = None, backend: str | None = None):
         self.tt: dict[int, int] = {}  # the pure-Python backend's table
-        self.tt_limit = tt_limit
+        self._tt_limit = tt_limit
         self._nodes = 0  # positions expanded by the pure-Python backend
         self._rec = self._build()
         # validated now; None reads the environment at the first search
         self._requested = None if backend is None else requested_backend(backend)
         self._backend: str | None = None  # settled at the first search
         self._kernel: Any = None  # the compiled backend's `jit.Kernel`
+
+    @property
+    def tt_limit(self) -> int:
+        """The most table entries kept before the table is cleared (the compiled one:
+        before it starts a new generation): as given, else `TT_LIMIT` for the
+        pure-Python backend and `JIT_TT_LIMIT` for the compiled one (whose entries take
+        a sixth of the memory)."""
+        if self._tt_limit is not None:
+            return self._tt_limit
+        return JIT_TT_LIMIT if self.backend == "numba" else TT_LIMIT
+
+    @tt_limit.setter
+    def tt_limit(self, value: int | None) -> None:
+        self._tt_limit = value
 
     def requested(self) -> str:
         """The backend asked for: the argument, else `JIT_ENV`'s (ValueError for a bad
@@ -282,6 +301,13 @@ class Stage2Solver:
                 if jit.compiled() or requested == "numba":
                     self._kernel = jit.Kernel()
         self._backend = "python" if self._kernel is None else "numba"
+
+    @property
+    def kernel(self) -> Any:
+        """The compiled search's `jit.Kernel`, None with the pure-Python backend."""
+        if self._backend is None:
+            self._settle()
+        return self._kernel
 
     @property
     def nodes(self) -> int:
