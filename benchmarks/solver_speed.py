@@ -268,8 +268,25 @@ def time_trick_pimc(
     return _decision_stats(bot, samples, positions)
 
 
+def fuenfzehnern_backend() -> str:
+    """The Fünfzehnern search's backend (``PARLOUR_JIT``), its compiled code loaded
+    now rather than in the first timed solve."""
+    from parlour.agents.solver import fuenfzehnern as fz
+    from parlour.envs.fuenfzehnern.rules import Fuenfzehnern
+
+    backend = fz.FuenfzehnernSolver(Fuenfzehnern(), [0] * 4, 0).backend
+    if backend == "numba":
+        from parlour.agents.solver import fuenfzehnern_jit
+
+        fuenfzehnern_jit.warm_up()
+    return backend
+
+
 def trick_game_rows(name: str, args: argparse.Namespace, report: dict) -> None:
     """Solve rows and PIMC rows of one of the other trick games."""
+    if name == "fuenfzehnern":
+        report["fuenfzehnern_search"] = backend = fuenfzehnern_backend()
+        print(f"(Fünfzehnern: {backend} search)")
     for label, options, cards in TRICK_GAMES[name]:
         positions = heuristic_positions(
             name, options, cards, args.trick_positions, args.seed

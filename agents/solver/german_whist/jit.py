@@ -29,8 +29,8 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from numba import njit
 
+from ..backend import njit_cached as _jit
 from . import search
 from .search import _COUNT, _RUN, _TOPS
 
@@ -41,15 +41,6 @@ NODES, FILLED, DROPPED = 0, 1, 2  # the counters in ``stats``
 FIRST_SLOTS = 1 << 17
 _SCRATCH = 48  # leads or answers of one position (at most 32 of either)
 _DEPTH = 16  # frames: a search is at most 13 tricks deep, indexed by tricks left
-
-
-def _jit(fn):
-    """``njit(cache=True)``, or without the disk cache when numba finds no writable
-    place for it (it then raises when the function is decorated)."""
-    try:
-        return njit(cache=True)(fn)
-    except RuntimeError:  # "cannot cache function ...: no locator available"
-        return njit(fn)
 
 
 def compiled() -> bool:
