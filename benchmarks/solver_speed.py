@@ -35,6 +35,7 @@ import time
 from typing import Any
 
 import numpy as np
+from _common import fuenfzehnern_backend
 
 from parlour.agents.base import Turn
 from parlour.agents.german_whist import GermanWhistHeuristic
@@ -266,20 +267,6 @@ def time_trick_pimc(
 
     bot = agents.make(f"pimc:{samples}", ENV_OF[name][0], seed=seed)
     return _decision_stats(bot, samples, positions)
-
-
-def fuenfzehnern_backend() -> str:
-    """The Fünfzehnern search's backend (``PARLOUR_JIT``), its compiled code loaded
-    now rather than in the first timed solve."""
-    from parlour.agents.solver import fuenfzehnern as fz
-    from parlour.envs.fuenfzehnern.rules import Fuenfzehnern
-
-    backend = fz.FuenfzehnernSolver(Fuenfzehnern(), [0] * 4, 0).backend
-    if backend == "numba":
-        from parlour.agents.solver import fuenfzehnern_jit
-
-        fuenfzehnern_jit.warm_up()
-    return backend
 
 
 def trick_game_rows(name: str, args: argparse.Namespace, report: dict) -> None:

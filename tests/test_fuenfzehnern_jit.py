@@ -12,12 +12,11 @@ The test set-up turns numba's JIT off for the suite (``tests/conftest.py``); the
 
 from __future__ import annotations
 
-import importlib
 import sys
 
 import numpy as np
 import pytest
-from helpers import play_turns
+from helpers import jit_on, play_turns
 
 from parlour import agents, envs
 from parlour.agents.solver import backend as jb
@@ -43,13 +42,8 @@ def compiled():
     """The kernel module compiled (loaded from numba's cache after the first run)."""
     from parlour.agents.solver import fuenfzehnern_jit as jit
 
-    mp = pytest.MonkeyPatch()
-    mp.setattr(numba.config, "DISABLE_JIT", False)
-    module = importlib.reload(jit)
-    assert module.compiled()
-    yield module
-    mp.undo()
-    importlib.reload(jit)  # as the rest of the suite expects it
+    with jit_on(jit) as module:
+        yield module
 
 
 def pair(game, st, seat: int, tt_limit: int = sfz.TT_LIMIT):

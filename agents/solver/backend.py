@@ -65,3 +65,21 @@ def njit_cached(fn: Any) -> Any:
         return njit(cache=True)(fn)
     except RuntimeError:  # "cannot cache function ...: no locator available"
         return njit(fn)
+
+
+class KernelCounters:
+    """The counters of a compiled search's kernel, kept by the compiled code in the
+    int64 array ``stats``: positions searched at index 0, table entries dropped (a key
+    finding all its slots taken) at index 2."""
+
+    stats: Any
+
+    @property
+    def nodes(self) -> int:
+        """Positions searched so far."""
+        return int(self.stats[0])
+
+    @property
+    def dropped(self) -> int:
+        """Entries overwritten by another key so far (each costs only time)."""
+        return int(self.stats[2])

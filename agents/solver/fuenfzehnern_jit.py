@@ -36,6 +36,7 @@ import warnings
 import numpy as np
 
 from ...envs.fuenfzehnern.rules import ACE, KING, OBER
+from .backend import KernelCounters
 from .backend import njit_cached as _jit
 from .german_whist.jit import slots_for
 
@@ -519,7 +520,7 @@ def shared_table() -> Table:
     return _SHARED
 
 
-class Kernel:
+class Kernel(KernelCounters):
     """The compiled search's state for one `FuenfzehnernSolver`: its generation of
     the table, its counters, its killer table and the position's arrays."""
 
@@ -545,16 +546,6 @@ class Kernel:
             old = table.tt
             table.tt = np.zeros(2 * old.size, dtype=np.int64)
             rehash(old, table.tt, self.stats)
-
-    @property
-    def nodes(self) -> int:
-        """Positions searched so far."""
-        return int(self.stats[NODES])
-
-    @property
-    def dropped(self) -> int:
-        """Entries overwritten by another key so far (each costs only time)."""
-        return int(self.stats[DROPPED])
 
     def search(
         self,

@@ -30,6 +30,7 @@ import warnings
 
 import numpy as np
 
+from ..backend import KernelCounters
 from ..backend import njit_cached as _jit
 from . import search
 from .search import _COUNT, _RUN, _TOPS
@@ -410,7 +411,7 @@ def max_tricks(ctx, word, leader, guess, limit):
     return lo
 
 
-class Kernel:
+class Kernel(KernelCounters):
     """The compiled search's state for one `Stage2Solver`: the tables (shared by every
     kernel), its transposition table and its counters.
 
@@ -451,16 +452,6 @@ class Kernel:
         """Forget the transposition table (and give its memory back)."""
         self.tt = np.zeros(0, dtype=np.int64)
         self.stats[FILLED] = 0
-
-    @property
-    def nodes(self) -> int:
-        """Positions expanded so far."""
-        return int(self.stats[NODES])
-
-    @property
-    def dropped(self) -> int:
-        """Entries overwritten by another key so far (each costs only time)."""
-        return int(self.stats[DROPPED])
 
     def reach(self, word: int, leader: int, k: int, tt_limit: int) -> bool:
         """`Stage2Solver.reach`, compiled."""
