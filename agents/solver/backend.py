@@ -67,6 +67,15 @@ def njit_cached(fn: Any) -> Any:
         return njit(fn)
 
 
+def slots_for(tt_limit: int) -> int:
+    """The most slots a table holding ``tt_limit`` entries grows to: at least twice as
+    many (a power of two), so it is at most half full before it is cleared."""
+    size = 64
+    while size < 2 * tt_limit:
+        size *= 2
+    return size
+
+
 class KernelCounters:
     """The counters of a compiled search's kernel, kept by the compiled code in the
     int64 array ``stats``: positions searched at index 0, table entries dropped (a key

@@ -36,9 +36,8 @@ import warnings
 import numpy as np
 
 from ...envs.fuenfzehnern.rules import ACE, KING, OBER
-from .backend import KernelCounters
+from .backend import KernelCounters, slots_for
 from .backend import njit_cached as _jit
-from .german_whist.jit import slots_for
 
 PROBE = 16  # slots tried for one key
 FIRST_SLOTS = 1 << 16  # 2 MB
@@ -70,8 +69,7 @@ def compiled() -> bool:
 
 @_jit
 def _index(low):
-    """The card of a one-bit mask ``low`` (below bit 32): the bits below it, counted
-    (no tables: numba's cached code reads no global arrays here)."""
+    """The card of a one-bit mask ``low`` (below bit 32): the bits below it, counted."""
     x = low - 1
     x = x - ((x >> 1) & 0x55555555)
     x = (x & 0x33333333) + ((x >> 2) & 0x33333333)

@@ -30,7 +30,7 @@ import warnings
 
 import numpy as np
 
-from ..backend import KernelCounters
+from ..backend import KernelCounters, slots_for
 from ..backend import njit_cached as _jit
 from . import search
 from .search import _COUNT, _RUN, _TOPS
@@ -64,15 +64,6 @@ def tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     run = np.array(_RUN, dtype=np.int8)
     count = np.array(_COUNT, dtype=np.int8)
     return tops, ntops, run, count
-
-
-def slots_for(tt_limit: int) -> int:
-    """The most slots a table holding ``tt_limit`` entries grows to: at least twice as
-    many (a power of two), so it is at most half full before it is cleared."""
-    size = 64
-    while size < 2 * tt_limit:
-        size *= 2
-    return size
 
 
 _MIX = -0x61C8864680B583EB  # 0x9E3779B97F4A7C15 (Fibonacci hashing) as an int64
