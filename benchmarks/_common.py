@@ -17,3 +17,17 @@ def config_summary(config: Any) -> dict[str, Any]:
         "batch_size": config.batch_size,
         "opponents": dict(config.opponents),
     }
+
+
+def fuenfzehnern_backend() -> str:
+    """The Fünfzehnern search's backend (``PARLOUR_JIT``), its compiled code loaded
+    now rather than in the first timed solve."""
+    from parlour.agents.solver import fuenfzehnern as fz
+    from parlour.envs.fuenfzehnern.rules import Fuenfzehnern
+
+    backend = fz.FuenfzehnernSolver(Fuenfzehnern(), [0] * 4, 0).backend
+    if backend == "numba":
+        from parlour.agents.solver import fuenfzehnern_jit
+
+        fuenfzehnern_jit.warm_up()
+    return backend

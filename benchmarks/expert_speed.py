@@ -17,6 +17,7 @@ import argparse
 import time
 
 import numpy as np
+from _common import fuenfzehnern_backend
 
 from parlour import agents
 from parlour.agents.base import Agent, Turn
@@ -61,6 +62,8 @@ def main() -> None:
     for env_name, options in GAMES:
         if args.only and env_name != args.only:
             continue
+        if env_name == "fuenfzehnern_v0":  # numba's cache loaded before the clock
+            print(f"(Fünfzehnern: {fuenfzehnern_backend()} search)", flush=True)
         timed = Timed(
             agents.make("expert", env_name, seed=args.seed, env_options=options)
         )

@@ -35,6 +35,7 @@ import time
 from typing import Any
 
 import numpy as np
+from _common import fuenfzehnern_backend
 
 from parlour.agents.base import Turn
 from parlour.agents.german_whist import GermanWhistHeuristic
@@ -270,6 +271,9 @@ def time_trick_pimc(
 
 def trick_game_rows(name: str, args: argparse.Namespace, report: dict) -> None:
     """Solve rows and PIMC rows of one of the other trick games."""
+    if name == "fuenfzehnern":
+        report["fuenfzehnern_search"] = backend = fuenfzehnern_backend()
+        print(f"(Fünfzehnern: {backend} search)")
     for label, options, cards in TRICK_GAMES[name]:
         positions = heuristic_positions(
             name, options, cards, args.trick_positions, args.seed

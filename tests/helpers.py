@@ -3,9 +3,11 @@ folder on ``sys.path``, as it does for ``ray_cluster``)."""
 
 from __future__ import annotations
 
+import importlib
 import signal
 from collections.abc import Callable, Iterator
-from types import SimpleNamespace
+from contextlib import contextmanager
+from types import ModuleType, SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -107,3 +109,22 @@ def as_from_a_terminal() -> None:
     background of a non-interactive shell (``make test &``) ignores SIGINT, and its
     children would inherit that and never see the test's Ctrl-C."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+@contextmanager
+def jit_on(module: ModuleType) -> Iterator[ModuleType]:
+    """The numba kernel ``module`` reloaded with numba's JIT on (``conftest.py`` turns
+    it off for the suite), so compiled (or loaded from numba's cache); reloaded as
+    the rest of the suite expects it afterwards."""
+    import numba
+    import pytest
+
+    mp = pytest.MonkeyPatch()
+    mp.setattr(numba.config, "DISABLE_JIT", False)
+    try:
+        module = importlib.reload(module)
+        assert module.compiled()
+        yield module
+    finally:
+        mp.undo()
+        importlib.reload(module)

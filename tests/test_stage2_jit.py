@@ -11,11 +11,11 @@ The test set-up turns numba's JIT off for the suite (``tests/conftest.py``); the
 
 from __future__ import annotations
 
-import importlib
 import sys
 
 import numpy as np
 import pytest
+from helpers import jit_on
 from test_solver import make_game, stage1_states
 
 from parlour import agents
@@ -31,13 +31,8 @@ def compiled():
     """The kernel module compiled (loaded from numba's cache after the first run)."""
     from parlour.agents.solver.german_whist import jit
 
-    mp = pytest.MonkeyPatch()
-    mp.setattr(numba.config, "DISABLE_JIT", False)
-    module = importlib.reload(jit)
-    assert module.compiled()
-    yield module
-    mp.undo()
-    importlib.reload(jit)  # as the rest of the suite expects it
+    with jit_on(jit) as module:
+        yield module
 
 
 def solvers(tt_limit: int = sg.TT_LIMIT) -> tuple[sg.Stage2Solver, sg.Stage2Solver]:

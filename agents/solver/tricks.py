@@ -105,10 +105,17 @@ class TrickSolver:
     ) -> int:
         """The solving side's points from the rest of the deal, the open trick (its
         cards ``trick``, led by ``leader``) included."""
+        return self._search(leader, list(trick), ext, alpha, beta)
+
+    def _search(
+        self, leader: int, trick: list[int], ext: Any, alpha: int, beta: int
+    ) -> int:
+        """`value` of the hands as they are (a subclass may search elsewhere, say in
+        compiled code, for the same values)."""
         if not trick:
             return self._node(leader, ext, alpha, beta)
         seat = (leader + len(trick)) % self.n
-        return self._ply(seat, list(trick), leader, ext, alpha, beta)
+        return self._ply(seat, trick, leader, ext, alpha, beta)
 
     def move_values(
         self, leader: int, trick: list[int], ext: Any, moves: list[int] | None = None
@@ -153,7 +160,7 @@ class TrickSolver:
         t = list(trick)
         t.append(move)
         try:
-            return self._ply((seat + 1) % self.n, t, leader, ext, -INF, INF)
+            return self._search(leader, t, ext, -INF, INF)
         finally:
             self.hands[seat] ^= bit
 

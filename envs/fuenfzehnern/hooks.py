@@ -20,8 +20,12 @@ hidden_twins = swap_twins(random_deal, HAND_SIZE)
 
 
 #: the ``expert`` agent's PIMC samples per decision, and the most cards in hand at
-#: which it searches (4 players; 3 players search the whole deal, as ``solver``)
-EXPERT_SAMPLES = 4
+#: which it searches (4 players; 3 players search the whole deal, as ``solver``). 64
+#: since the compiled search (4 before): on 400 games of tuning seed 10411 against
+#: ``solver`` its paired margin was +0.33 game points a deal above 4 samples', 96
+#: samples no better, and searching from 7 cards (32 samples) or only from 5 (64)
+#: worse (``docs/solvers.md``)
+EXPERT_SAMPLES = 64
 EXPERT_MAX_CARDS = {3: 8, 4: 6}
 
 

@@ -38,9 +38,10 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from numba import njit
 
 from ....envs.german_whist.rules import TRICKS_TO_WIN as _TRICKS_TO_WIN
+from ..backend import KernelCounters, slots_for
+from ..backend import njit_cached as _jit
 from . import search
 from .pimc import _HIDDEN_VALUE, _HONEYMOON_TRICK, _LEAD_FOR_PRIZE
 from .search import _COUNT, _RUN, _TOPS
@@ -54,15 +55,6 @@ _ENTRY = 0xFFFFFFFF  # a slot's entry; its generation is stored above it
 FIRST_SLOTS = 1 << 17
 _SCRATCH = 48  # leads or answers of one position (at most 32 of either)
 _DEPTH = 16  # frames: a search is at most 13 tricks deep, indexed by tricks left
-
-
-def _jit(fn):
-    """``njit(cache=True)``, or without the disk cache when numba finds no writable
-    place for it (it then raises when the function is decorated)."""
-    try:
-        return njit(cache=True)(fn)
-    except RuntimeError:  # "cannot cache function ...: no locator available"
-        return njit(fn)
 
 
 def compiled() -> bool:
@@ -85,15 +77,6 @@ def tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     run = np.array(_RUN, dtype=np.int8)
     count = np.array(_COUNT, dtype=np.int8)
     return tops, ntops, run, count
-
-
-def slots_for(tt_limit: int) -> int:
-    """The most slots a table holding ``tt_limit`` entries grows to: at least twice as
-    many (a power of two), so at most half of them hold the current generation."""
-    size = 64
-    while size < 2 * tt_limit:
-        size *= 2
-    return size
 
 
 _MIX = -0x61C8864680B583EB  # 0x9E3779B97F4A7C15 (Fibonacci hashing) as an int64
@@ -451,7 +434,7 @@ def max_tricks(ctx, word, leader, guess, limit):
     return lo
 
 
-class Kernel:
+class Kernel(KernelCounters):
     """The compiled search's state for one `Stage2Solver`: the tables (shared by every
     kernel), its transposition table and its counters.
 
@@ -492,16 +475,6 @@ class Kernel:
         """Forget the transposition table (and give its memory back)."""
         self.tt = np.zeros(0, dtype=np.int64)
         self.stats[FILLED] = 0
-
-    @property
-    def nodes(self) -> int:
-        """Positions expanded so far."""
-        return int(self.stats[NODES])
-
-    @property
-    def dropped(self) -> int:
-        """Entries overwritten by another key so far (each costs only time)."""
-        return int(self.stats[DROPPED])
 
     def reach(self, word: int, leader: int, k: int, tt_limit: int) -> bool:
         """`Stage2Solver.reach`, compiled."""

@@ -9,12 +9,14 @@ search compiled with numba, which `Stage2Solver` uses when it can.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from typing import Any
 
 from ....envs.core.cards import cards_in, mask_of
 from ....envs.german_whist.rules import GermanWhist
+from ..backend import BACKENDS as BACKENDS  # the backends (re-exported)
+from ..backend import JIT_ENV as JIT_ENV
+from ..backend import compiled_module, requested_backend
 
 #: the pure-Python search's table is cleared when it holds more entries than this (about
 #: 95 bytes an entry, so some 190 MB at the limit). One Honeymoon match of ``expert``
@@ -214,26 +216,6 @@ class Layout:
 
 
 # --- the search -----------------------------------------------------------------------
-BACKENDS = ("auto", "numba", "python")
-#: the environment variable that picks the backend when the constructor does not:
-#: ``0`` pure Python, ``1`` numba (an error without it), unset or empty: ``auto``
-JIT_ENV = "PARLOUR_JIT"
-_ENV_BACKENDS = {"": "auto", "0": "python", "1": "numba"}
-
-
-def requested_backend(backend: str | None = None) -> str:
-    """The backend asked for: ``backend`` when given, else from `JIT_ENV`; ValueError
-    for anything but `BACKENDS` (or ``0``/``1`` in the environment)."""
-    if backend is None:
-        env = os.environ.get(JIT_ENV, "").strip()
-        if env not in _ENV_BACKENDS:
-            raise ValueError(f"{JIT_ENV} must be 0 or 1 (or unset), got {env!r}")
-        return _ENV_BACKENDS[env]
-    if backend not in BACKENDS:
-        raise ValueError(f"backend must be one of {list(BACKENDS)}, got {backend!r}")
-    return backend
-
-
 class Stage2Solver:
     """Exact double-dummy search of open-handed stage-2 positions (see the module
     docstring).
@@ -285,21 +267,9 @@ class Stage2Solver:
         return self._backend  # type: ignore[return-value]
 
     def _settle(self) -> None:
-        requested = self.requested()
-        if requested != "python":
-            try:
-                from . import jit
-            except ImportError as err:
-                if requested == "numba":
-                    raise ImportError(
-                        f"the compiled stage-2 search needs numba ({err}); install "
-                        "numba, or set PARLOUR_JIT=0"
-                    ) from None
-            else:
-                # with numba's JIT off (NUMBA_DISABLE_JIT=1) the kernel runs as plain
-                # Python, far slower than the search below: only when asked for
-                if jit.compiled() or requested == "numba":
-                    self._kernel = jit.Kernel()
+        jit = compiled_module(self.requested(), f"{__package__}.jit", "stage-2 search")
+        if jit is not None:
+            self._kernel = jit.Kernel()
         self._backend = "python" if self._kernel is None else "numba"
 
     @property

@@ -1,0 +1,95 @@
+"""Choosing between a compiled (numba) search and its pure-Python original.
+
+German Whist's stage-2 search (`german_whist.jit`) and Fünfzehnern's trick-play search
+(`fuenfzehnern_jit`) each exist twice, giving the same answers; a solver picks one at
+its first search with `compiled_module`, so importing parlour never imports numba.
+``backend`` is ``"auto"`` (numba when it imports and its JIT is on), ``"numba"`` or
+``"python"``; None reads `JIT_ENV`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from types import ModuleType
+from typing import Any
+
+BACKENDS = ("auto", "numba", "python")
+#: the environment variable that picks the backend when the constructor does not:
+#: ``0`` pure Python, ``1`` numba (an error without it), unset or empty: ``auto``
+JIT_ENV = "PARLOUR_JIT"
+_ENV_BACKENDS = {"": "auto", "0": "python", "1": "numba"}
+
+
+def requested_backend(backend: str | None = None) -> str:
+    """The backend asked for: ``backend`` when given, else from `JIT_ENV`; ValueError
+    for anything but `BACKENDS` (or ``0``/``1`` in the environment)."""
+    if backend is None:
+        env = os.environ.get(JIT_ENV, "").strip()
+        if env not in _ENV_BACKENDS:
+            raise ValueError(f"{JIT_ENV} must be 0 or 1 (or unset), got {env!r}")
+        return _ENV_BACKENDS[env]
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {list(BACKENDS)}, got {backend!r}")
+    return backend
+
+
+def compiled_module(requested: str, module: str, what: str) -> ModuleType | None:
+    """The kernel module ``module`` when the ``requested`` backend searches with it,
+    else None (pure Python): ``auto`` takes it when numba imports and its JIT is on
+    (with ``NUMBA_DISABLE_JIT=1`` the kernel would run as plain Python, far slower
+    than the search it copies); ``numba`` always, and without numba it is an
+    ImportError saying what to do (``what``: the search, for the message)."""
+    if requested == "python":
+        return None
+    try:
+        jit = importlib.import_module(module)
+    except ImportError as err:
+        if requested == "numba":
+            raise ImportError(
+                f"the compiled {what} needs numba ({err}); install numba, or set "
+                f"{JIT_ENV}=0"
+            ) from None
+        return None
+    if jit.compiled() or requested == "numba":
+        return jit
+    return None
+
+
+def njit_cached(fn: Any) -> Any:
+    """``numba.njit(cache=True)``, or without the disk cache when numba finds no
+    writable place for it (it then raises when the function is decorated)."""
+    from numba import njit
+
+    try:
+        return njit(cache=True)(fn)
+    except RuntimeError:  # "cannot cache function ...: no locator available"
+        return njit(fn)
+
+
+def slots_for(tt_limit: int) -> int:
+    """The most slots a table holding ``tt_limit`` entries grows to: at least twice as
+    many (a power of two), so it is at most half full before it is cleared (or, German
+    Whist's, starts a new generation)."""
+    size = 64
+    while size < 2 * tt_limit:
+        size *= 2
+    return size
+
+
+class KernelCounters:
+    """The counters of a compiled search's kernel, kept by the compiled code in the
+    int64 array ``stats``: positions searched at index 0, table entries dropped (a key
+    finding all its slots taken) at index 2."""
+
+    stats: Any
+
+    @property
+    def nodes(self) -> int:
+        """Positions searched so far."""
+        return int(self.stats[0])
+
+    @property
+    def dropped(self) -> int:
+        """Entries overwritten by another key so far (each costs only time)."""
+        return int(self.stats[2])
