@@ -93,3 +93,54 @@ class KernelCounters:
     def dropped(self) -> int:
         """Entries overwritten by another key so far (each costs only time)."""
         return int(self.stats[2])
+
+
+class CompiledSearch:
+    """A `tricks.TrickSolver` mixin (listed before it) that searches in a compiled
+    kernel module when the backend says so, else in the pure-Python `TrickSolver`.
+
+    A solver sets `KERNEL` (the module's name in this package) and `WHAT` (the search,
+    for the error without numba), calls `choose_backend` in its constructor and makes
+    the kernel in `make_kernel`; the backend is settled at the first search, so building
+    a solver imports nothing."""
+
+    KERNEL = ""
+    WHAT = ""
+    nodes: int
+    hands: list[int]
+
+    def choose_backend(self, backend: str | None) -> None:
+        """Validate ``backend`` now (None: read `JIT_ENV` at the first search)."""
+        self._requested = None if backend is None else requested_backend(backend)
+        self._kernel: Any = None  # the compiled backend's ``Kernel``
+        self._backend: str | None = None
+
+    def make_kernel(self, jit: ModuleType) -> Any:
+        """The compiled module ``jit``'s kernel for this solver."""
+        raise NotImplementedError
+
+    @property
+    def backend(self) -> str:
+        """The backend that searches: ``"numba"`` or ``"python"``."""
+        if self._backend is None:
+            package = __name__.rsplit(".", 1)[0]
+            jit = compiled_module(
+                self._requested or requested_backend(),
+                f"{package}.{self.KERNEL}",
+                self.WHAT,
+            )
+            if jit is not None:
+                self._kernel = self.make_kernel(jit)
+            self._backend = "python" if jit is None else "numba"
+        return self._backend
+
+    def _search(
+        self, leader: int, trick: list[int], ext: Any, alpha: int, beta: int
+    ) -> int:
+        if self.backend == "python":
+            return super()._search(leader, trick, ext, alpha, beta)  # type: ignore[misc]
+        kernel = self._kernel
+        before = kernel.nodes
+        value = kernel.search(self.hands, leader, trick, alpha, beta)
+        self.nodes += kernel.nodes - before
+        return value

@@ -1,0 +1,253 @@
+"""The compiled Herzeln search (``parlour.agents.solver.herzeln_jit``) against the
+pure-Python `TrickSolver` it copies: the same value of every move, and of the position
+in narrow windows, on random positions of every trick contract with 4 and 3 players
+(open tricks, deal starts, the early end of the penalty-card deals on), with the table
+kept along a deal or fresh for each position, or so small that it is cleared and
+entries are dropped; and so the same moves from the bots. Skipped where numba does not
+import.
+
+The test set-up turns numba's JIT off for the suite (``tests/conftest.py``); the
+``compiled`` fixture turns it back on for this module while the kernel (and the
+Fünfzehnern kernel whose table it shares) is imported.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+from helpers import jit_on, play_turns
+
+from parlour import agents, envs
+from parlour.agents.solver import backend as jb
+from parlour.agents.solver import herzeln as sh
+from parlour.agents.solver.tricks import INF, advance_random
+from parlour.envs.core.engine import TERMINAL
+from parlour.envs.herzeln.rules import CONTRACTS, DOMINO, Herzeln
+from parlour.envs.herzeln.state import Phase
+
+numba = pytest.importorskip("numba")
+
+TRICK_CONTRACTS = [c for c in CONTRACTS if CONTRACTS.index(c) != DOMINO]
+EARLY_END = ("no_hearts", "no_queens", "king_of_hearts")
+
+
+@pytest.fixture(scope="module")
+def compiled():
+    """The kernel module compiled (loaded from numba's cache after the first run),
+    with the Fünfzehnern kernel it takes its table from."""
+    from parlour.agents.solver import fuenfzehnern_jit, herzeln_jit
+
+    with jit_on(fuenfzehnern_jit), jit_on(herzeln_jit) as module:
+        yield module
+
+
+def pair(game, st, seat: int, tt_limit: int = sh.TT_LIMIT):
+    """A compiled and a pure-Python solver of ``st``'s hands, ``seat`` solving."""
+    fast, slow = (
+        sh.HerzelnSolver(game, list(st.hands), seat, st.contract, tt_limit, backend=b)
+        for b in ("numba", "python")
+    )
+    assert (fast.backend, slow.backend) == ("numba", "python")
+    return fast, slow
+
+
+def check_position(fast, slow, game, st) -> None:
+    """Every legal card's value, and the position's value in the full window and in
+    windows around it (fail-soft bounds), agree."""
+    leader, trick = st.leader, list(st.trick)
+    moves = game.legal_actions(st)
+    values = slow.move_values(leader, trick, None, moves)
+    assert fast.move_values(leader, trick, None, moves) == values
+    v = slow.value(leader, trick, None)
+    assert fast.value(leader, trick, None) == v == max(values.values())
+    for alpha, beta in ((v - 1, v + 1), (v, v + 1), (-INF, v - 3), (v + 2, INF)):
+        assert fast.value(leader, trick, None, alpha, beta) == slow.value(
+            leader, trick, None, alpha, beta
+        )
+
+
+def random_trick_states(game, rng, count: int):
+    """For each of ``count`` deals played at random, its trick-play states from 5
+    cards in hand (4 players) or 7 (3 players) on, open tricks included."""
+    top = 5 if game.num_players == 4 else 7
+    for _ in range(count):
+        st = game.new_state()
+        states = []
+        while (p := game.advance_chance(st, rng)) != TERMINAL:
+            if st.phase == Phase.TRICKS and st.hands[p].bit_count() <= top:
+                states.append(st.clone())
+            legal = game.legal_actions(st)
+            game.apply(st, legal[int(rng.integers(len(legal)))])
+        yield states
+
+
+def game_of(players: int, contract: str) -> Herzeln:
+    """A one-deal game of ``contract``; the penalty-card deals end early (the
+    engine's option) with 3 players, so both readings are searched."""
+    early = players == 3 and contract in EARLY_END
+    return Herzeln(players=players, contract=contract, early_end=early)
+
+
+@pytest.mark.parametrize("players", [4, 3])
+@pytest.mark.parametrize("contract", TRICK_CONTRACTS)
+@pytest.mark.parametrize("keep", [True, False], ids=["kept", "fresh"])
+def test_every_value_is_the_python_one(
+    compiled, players: int, contract: str, keep: bool
+) -> None:
+    """Two deals played at random, every decision from 5 cards (4 players) or 7 (3
+    players) on: the values of every card and of the position agree, with a fresh
+    solver pair for each position, or (the table and killers kept) one pair for the
+    decisions of the deal's first seat to act. While the compiled table has dropped
+    no entry the two searches expand the same positions."""
+    game = game_of(players, contract)
+    rng = np.random.default_rng(players * 10 + CONTRACTS.index(contract) * 2 + keep)
+    seen = same = 0
+    for states in random_trick_states(game, rng, 2):
+        kept = None
+        for st in states:
+            if not keep:
+                fast, slow = pair(game, st, st.to_play)
+            elif st.to_play != states[0].to_play:
+                continue
+            elif kept is None:
+                fast, slow = kept = pair(game, st, st.to_play)
+            else:
+                fast, slow = kept
+                fast.hands[:] = slow.hands[:] = st.hands
+            check_position(fast, slow, game, st)
+            seen += 1
+            if fast._kernel.dropped == 0:
+                assert fast.nodes == slow.nodes
+                same += 1
+    assert seen >= 4
+    assert same >= 0.8 * seen
+
+
+@pytest.mark.parametrize(
+    ("players", "contract"),
+    [(3, "no_hearts"), (3, "tricks"), (3, "no_last_trick"), (4, "no_queens")],
+)
+def test_deal_starts(compiled, players: int, contract: str) -> None:
+    """Whole deals from their first lead (3 players) or from 6 cards in hand (4
+    players: a full 4-player deal takes the Python search seconds): the same values
+    and positions searched."""
+    game = game_of(players, contract)
+    rng = np.random.default_rng(3)
+    cards = 8 if players == 3 else 6
+    for _ in range(2):
+        st = advance_random(
+            game, rng, cards, lambda s: s.phase == Phase.TRICKS and not s.trick
+        )
+        fast, slow = pair(game, st, st.to_play)
+        check_position(fast, slow, game, st)
+        assert fast._kernel.dropped == 0
+        assert fast.nodes == slow.nodes > 500
+
+
+def test_a_table_that_is_cleared_and_drops_entries_keeps_every_value(
+    compiled,
+) -> None:
+    """With a limit of 40 entries both tables are cleared in the middle of searches;
+    the compiled one, of its own, starts at 8 slots, so keys find their slots taken
+    and entries are dropped, and it grows between searches, up to 128 (twice the
+    limit, a power of two). Every value still equals the Python search's."""
+    from parlour.agents.solver import fuenfzehnern_jit
+
+    dropped = 0
+    for i, contract in enumerate(("no_hearts", "no_tricks", "no_queens", "tricks")):
+        game = game_of(4, contract)
+        rng = np.random.default_rng(5 + i)
+        st = advance_random(game, rng, 5, lambda s: s.phase == Phase.TRICKS)
+        fast, slow = pair(game, st, st.to_play, tt_limit=40)
+        kernel = fast._kernel
+        assert kernel.table is not compiled.shared_table()
+        kernel.table = fuenfzehnern_jit.Table(8)
+        kernel.stats[compiled.GEN] = kernel.table.generation()  # its first: 1
+        check_position(fast, slow, game, st)
+        assert 8 < kernel.table.slots <= 128  # grown, never past the limit
+        assert kernel.stats[compiled.GEN] > 1  # cleared at least once
+        dropped += kernel.dropped
+    assert dropped > 0
+
+
+def test_the_bots_play_the_same_moves_with_either_backend(
+    compiled, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``pimc:3`` on every seat, the same seeds: the same moves and the same mean
+    values at every decision, whichever backend searched (``PARLOUR_JIT``)."""
+    runs = []
+    for jit in ("1", "0"):
+        monkeypatch.setenv(jb.JIT_ENV, jit)
+        log: list = []
+        for options in (
+            {"contract": "no_hearts"},
+            {"contract": "tricks"},
+            {"players": 3, "contract": "last_trick"},
+        ):
+            env = envs.make("herzeln_v0", **options)
+            n = env.unwrapped.game.num_players
+            bots = [agents.make("pimc:3", "herzeln_v0", seed=s) for s in range(n)]
+
+            def choose(turn, bots=bots, log=log):
+                action = bots[turn.seat].act(turn)
+                log.append((turn.seat, action, dict(bots[turn.seat].last_values)))
+                return action
+
+            play_turns(env, choose, 7)
+            env.close()
+        runs.append(log)
+    assert runs[0] == runs[1]
+    assert sum(1 for _, _, values in runs[0] if values) > 10
+
+
+def test_the_backend_is_chosen_by_argument_or_environment(
+    compiled, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``PARLOUR_JIT=0`` picks pure Python, ``1`` or unset the compiled search (when
+    numba's JIT is on); the argument overrides the environment; anything else is a
+    one-line error, found before any search (when a bot is made)."""
+    game = Herzeln(contract="no_hearts")
+    st = advance_random(game, np.random.default_rng(0), 2, lambda s: True)
+
+    def solver(backend=None):
+        return sh.HerzelnSolver(game, list(st.hands), 0, st.contract, backend=backend)
+
+    monkeypatch.setenv(jb.JIT_ENV, "0")
+    assert solver().backend == "python"
+    assert solver("auto").backend == "numba"
+    monkeypatch.setenv(jb.JIT_ENV, "1")
+    assert solver().backend == "numba"
+    assert solver("python").backend == "python"
+    monkeypatch.delenv(jb.JIT_ENV)
+    assert solver().backend == "numba"
+    with pytest.raises(ValueError, match="backend must be one of"):
+        solver("cuda")
+    monkeypatch.setenv(jb.JIT_ENV, "yes")
+    with pytest.raises(ValueError, match="PARLOUR_JIT must be 0 or 1"):
+        sh.move_values(game, st)
+    for kind in ("solver", "pimc:4"):
+        with pytest.raises(ValueError, match="PARLOUR_JIT must be 0 or 1"):
+            agents.make(kind, "herzeln_v0", seed=0)  # before any game
+
+
+def test_without_numba_the_python_search_answers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Where numba does not import, ``auto`` falls back to pure Python and asking for
+    numba is a one-line error saying what to do."""
+    for name in ("fuenfzehnern_jit", "herzeln_jit"):
+        monkeypatch.delitem(sys.modules, f"parlour.agents.solver.{name}", raising=False)
+    monkeypatch.setitem(sys.modules, "numba", None)
+    game = Herzeln(contract="tricks")
+    st = advance_random(game, np.random.default_rng(1), 3, lambda s: True)
+    solver = sh.HerzelnSolver(
+        game, list(st.hands), st.to_play, st.contract, backend="auto"
+    )
+    assert solver.value(st.leader, list(st.trick), None) >= 0
+    assert solver.backend == "python"
+    with pytest.raises(ImportError, match=r"install numba, or set PARLOUR_JIT=0"):
+        sh.HerzelnSolver(game, list(st.hands), 0, st.contract, backend="numba").value(
+            st.leader, list(st.trick), None
+        )
