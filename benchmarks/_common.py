@@ -31,3 +31,17 @@ def fuenfzehnern_backend() -> str:
 
         fuenfzehnern_jit.warm_up()
     return backend
+
+
+def herzeln_backend() -> str:
+    """The Herzeln search's backend (``PARLOUR_JIT``), its compiled code loaded now
+    rather than in the first timed solve."""
+    from parlour.agents.solver import herzeln as hz
+    from parlour.envs.herzeln.rules import NO_HEARTS, Herzeln
+
+    if hz.HerzelnSolver(Herzeln(), [0] * 4, 0, NO_HEARTS).backend == "python":
+        return "python"
+    from parlour.agents.solver import herzeln_jit
+
+    herzeln_jit.warm_up()
+    return "numba"

@@ -17,7 +17,7 @@ import argparse
 import time
 
 import numpy as np
-from _common import fuenfzehnern_backend
+from _common import fuenfzehnern_backend, herzeln_backend
 
 from parlour import agents
 from parlour.agents.base import Agent, Turn
@@ -64,6 +64,8 @@ def main() -> None:
             continue
         if env_name == "fuenfzehnern_v0":  # numba's cache loaded before the clock
             print(f"(Fünfzehnern: {fuenfzehnern_backend()} search)", flush=True)
+        if env_name == "herzeln_v0":
+            print(f"(Herzeln: {herzeln_backend()} search)", flush=True)
         timed = Timed(
             agents.make("expert", env_name, seed=args.seed, env_options=options)
         )

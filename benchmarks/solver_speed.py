@@ -35,7 +35,7 @@ import time
 from typing import Any
 
 import numpy as np
-from _common import fuenfzehnern_backend
+from _common import fuenfzehnern_backend, herzeln_backend
 
 from parlour.agents.base import Turn
 from parlour.agents.german_whist import GermanWhistHeuristic
@@ -274,6 +274,9 @@ def trick_game_rows(name: str, args: argparse.Namespace, report: dict) -> None:
     if name == "fuenfzehnern":
         report["fuenfzehnern_search"] = backend = fuenfzehnern_backend()
         print(f"(Fünfzehnern: {backend} search)")
+    if name == "herzeln":
+        report["herzeln_search"] = backend = herzeln_backend()
+        print(f"(Herzeln: {backend} search)")
     for label, options, cards in TRICK_GAMES[name]:
         positions = heuristic_positions(
             name, options, cards, args.trick_positions, args.seed

@@ -162,7 +162,7 @@ def test_a_table_that_is_cleared_and_drops_entries_keeps_every_value(
         st = advance_random(game, rng, 5, lambda s: s.phase == Phase.TRICKS)
         fast, slow = pair(game, st, st.to_play, tt_limit=40)
         kernel = fast._kernel
-        assert kernel.table is not compiled.shared_table()
+        assert kernel.table is not fuenfzehnern_jit.shared_table()
         kernel.table = fuenfzehnern_jit.Table(8)
         kernel.stats[compiled.GEN] = kernel.table.generation()  # its first: 1
         check_position(fast, slow, game, st)

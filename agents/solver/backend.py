@@ -141,6 +141,6 @@ class CompiledSearch:
             return super()._search(leader, trick, ext, alpha, beta)  # type: ignore[misc]
         kernel = self._kernel
         before = kernel.nodes
-        value = kernel.search(self.hands, leader, trick, alpha, beta)
+        value = kernel.search(self.hands, leader, trick, ext, alpha, beta)
         self.nodes += kernel.nodes - before
         return value

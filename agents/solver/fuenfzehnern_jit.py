@@ -518,11 +518,13 @@ def shared_table() -> Table:
     return _SHARED
 
 
-class Kernel(KernelCounters):
-    """The compiled search's state for one `FuenfzehnernSolver`: its generation of
-    the table, its counters, its killer table and the position's arrays."""
+class TableKernel(KernelCounters):
+    """What a compiled trick search keeps for one solver (this one's, Herzeln's
+    `herzeln_jit.Kernel`): its generation of the table (the shared one, or its own
+    when its limit is smaller), its counters, its killer table (``killers`` entries)
+    and the position's arrays."""
 
-    def __init__(self, n: int, side: int, strict: bool, duty: bool, tt_limit: int):
+    def __init__(self, tt_limit: int, killers: int) -> None:
         most = slots_for(tt_limit)
         table = shared_table()
         self.table = table if table.slots <= most else Table(min(FIRST_SLOTS, most))
@@ -530,11 +532,10 @@ class Kernel(KernelCounters):
         self.stats = np.zeros(5, dtype=np.int64)
         self.stats[GEN] = self.table.generation()
         self.stats[LIMIT] = tt_limit
-        self.killers = np.full(_KILLERS, -1, dtype=np.int8)
+        self.killers = np.full(killers, -1, dtype=np.int8)
         self.hands = np.zeros(4, dtype=np.int64)
         self.trick = np.zeros(4, dtype=np.int64)
         self.scratch = np.zeros((_DEPTH, 16), dtype=np.int64)
-        self.par = np.array([n, side, strict, duty], dtype=np.int64)
 
     def _grow(self) -> None:
         """Double the table while this solver fills over half of it (up to its
@@ -544,6 +545,15 @@ class Kernel(KernelCounters):
             old = table.tt
             table.tt = np.zeros(2 * old.size, dtype=np.int64)
             rehash(old, table.tt, self.stats)
+
+
+class Kernel(TableKernel):
+    """The compiled search's state for one `FuenfzehnernSolver`: `TableKernel`'s and
+    the rules' parameters."""
+
+    def __init__(self, n: int, side: int, strict: bool, duty: bool, tt_limit: int):
+        super().__init__(tt_limit, _KILLERS)
+        self.par = np.array([n, side, strict, duty], dtype=np.int64)
 
     def search(
         self,

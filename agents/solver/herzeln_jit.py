@@ -9,12 +9,13 @@ the speed differs.
 
 It is `fuenfzehnern_jit`'s search with Herzeln's rules: the same state (hands and open
 trick in small int64 arrays, ``rec`` one ``@njit`` function calling itself for every
-card), the same shared transposition table with generations (`Table`, `shared_table`:
-the solvers of both games share one; an entry of another generation is a free slot)
-and the same growth and clearing. Herzeln has no ``ext``: the table key's third word
-is ``generation << 16 | leader``, and an entry is ``lo + 128 | (hi + 128) << 8 |
-(best lead + 1) << 16`` (a deal's points lie within ±80). The contract's card values,
-the trick order and the cards above each card are a table of int64 rows (`Kernel`).
+card), the same shared transposition table with generations (`fuenfzehnern_jit.Table`:
+the solvers of both games share one; an entry of another generation is a free slot) and
+the same growth and clearing (`fuenfzehnern_jit.TableKernel`). Herzeln has no ``ext``:
+the table key's third word is ``generation << 16 | leader``, and an entry is ``lo + 128
+| (hi + 128) << 8 | (best lead + 1) << 16`` (a deal's points lie within ±80). The
+contract's card values, the trick order and the cards above each card are a table of
+int64 rows (`card_table`).
 
 Compiled code is cached as for German Whist (`backend.njit_cached`).
 """
@@ -25,22 +26,18 @@ import warnings
 
 import numpy as np
 
-from .backend import KernelCounters, slots_for
 from .backend import njit_cached as _jit
 from .fuenfzehnern_jit import (
     FILLED,
-    FIRST_SLOTS,
     GEN,
     INF,
     LIMIT,
     NODES,
-    Table,
+    TableKernel,
     _find,
     _index,
     _put,
     _to_front,
-    rehash,
-    shared_table,
 )
 
 #: ``par``: players, the solving side (bit per seat), points a trick, points of the
@@ -51,7 +48,6 @@ N_, SIDE, PER, LAST, RANKS, NEGATIVE, SUIT_MASK = 0, 1, 2, 3, 4, 5, 6
 #: suit's strongest first (`HerzelnSolver.legal`'s first sort)
 STRENGTH, VALUE, ABOVE, SUIT, ORDER = 0, 1, 2, 3, 4
 _OFFSET = 128  # an entry's bounds are stored plus this, as bytes
-_DEPTH = 40  # move lists of the nested calls (a deal is at most 32 cards, 40 calls)
 #: killer slots: (seat, first card), (seat, first, second), (seat, first, second,
 #: third) of the open trick, 32 cards each
 _K1 = 4 * 32
@@ -362,23 +358,12 @@ def card_table(strength, values, above, suit) -> np.ndarray:
     return tab
 
 
-class Kernel(KernelCounters):
-    """The compiled search's state for one `HerzelnSolver`: its generation of the
-    shared table, its counters, its killer table, the contract's card table and the
-    position's arrays."""
+class Kernel(TableKernel):
+    """The compiled search's state for one `HerzelnSolver`: `TableKernel`'s and the
+    contract's card table and parameters."""
 
     def __init__(self, solver, tt_limit: int):
-        most = slots_for(tt_limit)
-        table = shared_table()
-        self.table = table if table.slots <= most else Table(min(FIRST_SLOTS, most))
-        self.most = most
-        self.stats = np.zeros(5, dtype=np.int64)
-        self.stats[GEN] = self.table.generation()
-        self.stats[LIMIT] = tt_limit
-        self.killers = np.full(_KILLERS, -1, dtype=np.int8)
-        self.hands = np.zeros(4, dtype=np.int64)
-        self.trick = np.zeros(4, dtype=np.int64)
-        self.scratch = np.zeros((_DEPTH, 16), dtype=np.int64)
+        super().__init__(tt_limit, _KILLERS)
         self.keys = np.zeros(32, dtype=np.int64)
         self.tab = card_table(solver.strength, solver.values, solver.above, solver.suit)
         self.par = np.array(
@@ -394,20 +379,17 @@ class Kernel(KernelCounters):
             dtype=np.int64,
         )
 
-    def _grow(self) -> None:
-        """Double the table while this solver fills over half of it (up to its
-        limit's size)."""
-        table = self.table
-        if 2 * self.stats[FILLED] > table.slots and table.slots < self.most:
-            old = table.tt
-            table.tt = np.zeros(2 * old.size, dtype=np.int64)
-            rehash(old, table.tt, self.stats)
-
     def search(
-        self, hands: list[int], leader: int, trick: list[int], alpha: int, beta: int
+        self,
+        hands: list[int],
+        leader: int,
+        trick: list[int],
+        ext: None,
+        alpha: int,
+        beta: int,
     ) -> int:
         """`TrickSolver.value` of ``hands`` (``trick`` on the table, led by
-        ``leader``)."""
+        ``leader``; Herzeln has no ``ext``)."""
         self._grow()
         for s, h in enumerate(hands):
             self.hands[s] = h
@@ -436,4 +418,4 @@ def warm_up() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         solver = HerzelnSolver(Herzeln(), [1, 2, 4, 8], 0, NO_HEARTS)
-        Kernel(solver, 64).search([1, 2, 4, 8], 0, [], -INF, INF)
+        Kernel(solver, 64).search([1, 2, 4, 8], 0, [], None, -INF, INF)
