@@ -1,8 +1,10 @@
 """Choosing between a compiled (numba) search and its pure-Python original.
 
-German Whist's stage-2 search (`german_whist.jit`) and Fünfzehnern's trick-play search
-(`fuenfzehnern_jit`) each exist twice, giving the same answers; a solver picks one at
-its first search with `compiled_module`, so importing parlour never imports numba.
+German Whist's stage-2 search (`german_whist.jit`) and the trick-play searches of
+Fünfzehnern (`fuenfzehnern_jit`) and Forty-Fives (`forty_fives_jit`) each exist twice,
+giving the same answers; a solver picks one at its first search with `compiled_module`
+(the trick games' solvers through `CompiledSearch`), so importing parlour never imports
+numba.
 ``backend`` is ``"auto"`` (numba when it imports and its JIT is on), ``"numba"`` or
 ``"python"``; None reads `JIT_ENV`.
 """
@@ -93,3 +95,56 @@ class KernelCounters:
     def dropped(self) -> int:
         """Entries overwritten by another key so far (each costs only time)."""
         return int(self.stats[2])
+
+
+class CompiledSearch:
+    """A `tricks.TrickSolver` mix-in whose `_search` runs in a compiled kernel (the
+    module `kernel_module`) or in the pure-Python search, by `backend`: settled at the
+    first search, so building a solver imports nothing. A solver calls
+    `choose_backend` in its constructor and makes its kernel in `new_kernel`."""
+
+    kernel_module = ""  # the kernel's module, as importlib names it
+    kernel_what = ""  # the search, for the error without numba
+    _requested: str | None = None
+    _kernel: Any = None
+    _backend: str | None = None
+
+    def choose_backend(self, backend: str | None) -> None:
+        """Check ``backend`` now (None reads `JIT_ENV` at the first search)."""
+        self._requested = None if backend is None else requested_backend(backend)
+        self._kernel = None
+        self._backend = None
+
+    def new_kernel(self, jit: ModuleType) -> Any:
+        """The kernel of module ``jit`` for this solver."""
+        raise NotImplementedError
+
+    def kernel_search(
+        self, leader: int, trick: list[int], ext: Any, alpha: int, beta: int
+    ) -> int:
+        """The kernel's `TrickSolver.value` of the hands as they are."""
+        return self._kernel.search(self.hands, leader, trick, ext, alpha, beta)
+
+    @property
+    def backend(self) -> str:
+        """The backend that searches: ``"numba"`` or ``"python"``."""
+        if self._backend is None:
+            jit = compiled_module(
+                self._requested or requested_backend(),
+                self.kernel_module,
+                self.kernel_what,
+            )
+            if jit is not None:
+                self._kernel = self.new_kernel(jit)
+            self._backend = "python" if jit is None else "numba"
+        return self._backend
+
+    def _search(
+        self, leader: int, trick: list[int], ext: Any, alpha: int, beta: int
+    ) -> int:
+        if self.backend == "python":
+            return super()._search(leader, trick, ext, alpha, beta)  # type: ignore[misc]
+        before = self._kernel.nodes
+        value = self.kernel_search(leader, trick, ext, alpha, beta)
+        self.nodes += self._kernel.nodes - before  # type: ignore[attr-defined]
+        return value
