@@ -16,6 +16,8 @@ import os
 from types import ModuleType
 from typing import Any
 
+import numpy as np
+
 BACKENDS = ("auto", "numba", "python")
 #: the environment variable that picks the backend when the constructor does not:
 #: ``0`` pure Python, ``1`` numba (an error without it), unset or empty: ``auto``
@@ -79,12 +81,66 @@ def slots_for(tt_limit: int) -> int:
     return size
 
 
+class SlotTable:
+    """A transposition table of int64 slots of `words` words (key words first, the
+    entry last) that the solvers of a process share, each owning a *generation*: a slot
+    of another generation is free. Holds the slots and the next free generation."""
+
+    words = 4
+
+    def __init__(self, slots: int) -> None:
+        self.tt = np.zeros(self.words * slots, dtype=np.int64)
+        self.next_gen = np.ones(1, dtype=np.int64)
+
+    @classmethod
+    def shared(cls, slots: int) -> SlotTable:
+        """The table of this class the solvers of this process share (made at the first
+        call, with ``slots`` slots)."""
+        if "_shared" not in cls.__dict__:
+            cls._shared = cls(slots)
+        return cls.__dict__["_shared"]
+
+    @property
+    def slots(self) -> int:
+        """The number of slots."""
+        return self.tt.size // self.words
+
+    def generation(self) -> int:
+        """A generation no solver of this table has had."""
+        gen = int(self.next_gen[0])
+        self.next_gen[0] += 1
+        return gen
+
+
 class KernelCounters:
     """The counters of a compiled search's kernel, kept by the compiled code in the
-    int64 array ``stats``: positions searched at index 0, table entries dropped (a key
-    finding all its slots taken) at index 2."""
+    int64 array ``stats``: positions searched at index 0, its entries in the table at
+    1, table entries dropped (a key finding all its slots taken) at 2, its generation
+    at 3 and its table limit at 4; and its `SlotTable`."""
 
     stats: Any
+    table: SlotTable
+    most: int
+
+    def take_table(self, shared: SlotTable, first: int, tt_limit: int) -> None:
+        """Search in ``shared``, or in a table of its own of at most ``first`` slots
+        when ``shared`` is larger than ``tt_limit`` entries need (`slots_for`); a new
+        generation of it, and fresh counters."""
+        most = slots_for(tt_limit)
+        self.most = most
+        self.table = shared if shared.slots <= most else type(shared)(min(first, most))
+        self.stats = np.zeros(5, dtype=np.int64)
+        self.stats[3] = self.table.generation()
+        self.stats[4] = tt_limit
+
+    def grow(self, rehash: Any) -> None:
+        """Double the table while this solver fills over half of it (up to its
+        limit's size), its entries moved by the kernel's ``rehash``."""
+        table = self.table
+        if 2 * self.stats[1] > table.slots and table.slots < self.most:
+            old = table.tt
+            table.tt = np.zeros(2 * old.size, dtype=np.int64)
+            rehash(old, table.tt, self.stats)
 
     @property
     def nodes(self) -> int:

@@ -30,7 +30,7 @@ import numpy as np
 from numba import types
 from numba.typed import Dict
 
-from .backend import KernelCounters, slots_for
+from .backend import KernelCounters, SlotTable
 from .backend import njit_cached as _jit
 
 PROBE = 16  # slots tried for one key
@@ -483,41 +483,34 @@ def rec(ctx, d, tlen, leader, ext, alpha, beta):
 
 
 @_jit
+def search(
+    tt, tstats, stats, killers, hands, trick, scratch, par, tab, tlen, leader, e
+):
+    """`rec` of the position in the full window (``e``: the bonus card), the arrays
+    passed one by one: numba types a tuple argument in Python, each array slowly, but
+    plain array arguments in C (the cost of a small search otherwise)."""
+    ctx = (tt, tstats, stats, killers, hands, trick, scratch, par, tab)
+    return rec(ctx, _NONE, tlen, leader, e, np.int64(-INF), np.int64(INF))
+
+
+@_jit
 def new_killers():
     """An empty killer table (seat and trick so far -> the refuting card)."""
     return Dict.empty(key_type=types.int64, value_type=types.int64)
 
 
-class Table:
-    """A transposition table shared by solvers (see the module docstring): the slots
-    and the next free generation."""
+class Table(SlotTable):
+    """The shared table's class (see the module docstring)."""
 
-    def __init__(self, slots: int) -> None:
-        self.tt = np.zeros(WORDS * slots, dtype=np.int64)
-        self.next_gen = np.ones(1, dtype=np.int64)
-
-    @property
-    def slots(self) -> int:
-        """The number of slots."""
-        return self.tt.size // WORDS
-
-    def generation(self) -> int:
-        """A generation no solver of this table has had."""
-        gen = int(self.next_gen[0])
-        self.next_gen[0] += 1
-        return gen
+    words = WORDS
 
 
-_SHARED: Table | None = None
 _TABLES: dict[int, np.ndarray] = {}
 
 
 def shared_table() -> Table:
     """The table the solvers of this process share (made at the first call)."""
-    global _SHARED
-    if _SHARED is None:
-        _SHARED = Table(FIRST_SLOTS)
-    return _SHARED
+    return Table.shared(FIRST_SLOTS)
 
 
 def card_tables(t) -> np.ndarray:
@@ -544,13 +537,7 @@ class Kernel(KernelCounters):
     table, its counters, its killer table and the position's arrays."""
 
     def __init__(self, solver, tt_limit: int):
-        most = slots_for(tt_limit)
-        table = shared_table()
-        self.table = table if table.slots <= most else Table(min(FIRST_SLOTS, most))
-        self.most = most
-        self.stats = np.zeros(5, dtype=np.int64)
-        self.stats[GEN] = self.table.generation()
-        self.stats[LIMIT] = tt_limit
+        self.take_table(shared_table(), FIRST_SLOTS, tt_limit)
         self.killers = new_killers()
         self.hands = np.zeros(6, dtype=np.int64)
         self.trick = np.zeros(6, dtype=np.int64)
@@ -572,15 +559,6 @@ class Kernel(KernelCounters):
         )
         self.tab = card_tables(t)
 
-    def _grow(self) -> None:
-        """Double the table while this solver fills over half of it (up to its
-        limit's size)."""
-        table = self.table
-        if 2 * self.stats[FILLED] > table.slots and table.slots < self.most:
-            old = table.tt
-            table.tt = np.zeros(2 * old.size, dtype=np.int64)
-            rehash(old, table.tt, self.stats)
-
     def search(
         self,
         hands: list[int],
@@ -593,15 +571,33 @@ class Kernel(KernelCounters):
     ) -> int:
         """`TrickSolver.value` of ``hands`` (``trick`` on the table, led by
         ``leader``; ``ext`` the bonus card; ``rob_seat`` a rob still to decide)."""
-        self._grow()
+        self.grow(rehash)
         for s, h in enumerate(hands):
             self.hands[s] = h
         for i, m in enumerate(trick):
             self.trick[i] = m
         self.par[ROB] = rob_seat
+        table = self.table
+        if alpha <= -INF and beta >= INF:
+            return int(
+                search(
+                    table.tt,
+                    table.next_gen,
+                    self.stats,
+                    self.killers,
+                    self.hands,
+                    self.trick,
+                    self.scratch,
+                    self.par,
+                    self.tab,
+                    len(trick),
+                    leader,
+                    ext,
+                )
+            )
         ctx = (
-            self.table.tt,
-            self.table.next_gen,
+            table.tt,
+            table.next_gen,
             self.stats,
             self.killers,
             self.hands,
