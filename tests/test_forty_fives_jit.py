@@ -13,19 +13,18 @@ The test set-up turns numba's JIT off for the suite (``tests/conftest.py``); the
 
 from __future__ import annotations
 
-import sys
-
 import numpy as np
 import pytest
-from helpers import jit_on, play_turns
+from helpers import check_backend_choice, check_without_numba, jit_on, pimc_logs
 
-from parlour import agents, envs
 from parlour.agents.solver import backend as jb
 from parlour.agents.solver import forty_fives as sff
 from parlour.agents.solver.tricks import INF, TT_LIMIT, advance_random
 from parlour.envs.core.engine import TERMINAL
 from parlour.envs.forty_fives.rules import ROB, FortyFives
 from parlour.envs.forty_fives.state import Phase
+
+PLAY = Phase.PLAY
 
 numba = pytest.importorskip("numba")
 
@@ -199,27 +198,15 @@ def test_the_bots_play_the_same_moves_with_either_backend(
     """``pimc:3`` on every seat, the same seeds, whole matches (4 players) and deals
     (2 and 6 players): the same moves and the same mean values at every decision,
     whichever backend searched (``PARLOUR_JIT``)."""
-    runs = []
-    for jit in ("1", "0"):
-        monkeypatch.setenv(jb.JIT_ENV, jit)
-        log: list = []
-        for options in (
+    runs = pimc_logs(
+        monkeypatch,
+        "forty_fives_v0",
+        [
             {"target": 15},
             {"players": 2, "episode": "deal"},
             {"players": 6, "episode": "deal"},
-        ):
-            env = envs.make("forty_fives_v0", **options)
-            n = env.unwrapped.game.num_players
-            bots = [agents.make("pimc:3", "forty_fives_v0", seed=s) for s in range(n)]
-
-            def choose(turn, bots=bots, log=log):
-                action = bots[turn.seat].act(turn)
-                log.append((turn.seat, action, dict(bots[turn.seat].last_values)))
-                return action
-
-            play_turns(env, choose, 7)
-            env.close()
-        runs.append(log)
+        ],
+    )
     assert runs[0] == runs[1]
     assert sum(1 for _, _, values in runs[0] if values) > 20
 
@@ -227,33 +214,17 @@ def test_the_bots_play_the_same_moves_with_either_backend(
 def test_the_backend_is_chosen_by_argument_or_environment(
     compiled, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """``PARLOUR_JIT=0`` picks pure Python, ``1`` or unset the compiled search (when
-    numba's JIT is on); the argument overrides the environment; anything else is a
-    one-line error, found before any search (when a bot is made)."""
+    """``PARLOUR_JIT`` or the argument picks the backend; a bad value is a one-line
+    error, found before any search (`helpers.check_backend_choice`)."""
     game = deal_game()
-    st = advance_random(
-        game, np.random.default_rng(0), 2, lambda s: s.phase == Phase.PLAY
-    )
+    st = advance_random(game, np.random.default_rng(0), 2, lambda s: s.phase == PLAY)
 
     def solver(backend=None):
         return sff.FortyFivesSolver(game, list(st.hands), 1, st.trump, backend=backend)
 
-    monkeypatch.setenv(jb.JIT_ENV, "0")
-    assert solver().backend == "python"
-    assert solver("auto").backend == "numba"
-    monkeypatch.setenv(jb.JIT_ENV, "1")
-    assert solver().backend == "numba"
-    assert solver("python").backend == "python"
-    monkeypatch.delenv(jb.JIT_ENV)
-    assert solver().backend == "numba"
-    with pytest.raises(ValueError, match="backend must be one of"):
-        solver("cuda")
-    monkeypatch.setenv(jb.JIT_ENV, "yes")
-    with pytest.raises(ValueError, match="PARLOUR_JIT must be 0 or 1"):
-        sff.move_values(game, st)
-    for kind in ("solver", "pimc:4", "expert"):
-        with pytest.raises(ValueError, match="PARLOUR_JIT must be 0 or 1"):
-            agents.make(kind, "forty_fives_v0", seed=0)  # before any game
+    check_backend_choice(
+        monkeypatch, solver, lambda: sff.move_values(game, st), "forty_fives_v0"
+    )
 
 
 def test_without_numba_the_python_search_answers(
@@ -261,19 +232,16 @@ def test_without_numba_the_python_search_answers(
 ) -> None:
     """Where numba does not import, ``auto`` falls back to pure Python and asking for
     numba is a one-line error saying what to do."""
-    monkeypatch.setitem(sys.modules, "numba", None)
-    monkeypatch.delitem(sys.modules, "parlour.agents.solver.forty_fives_jit", False)
     game = deal_game()
-    st = advance_random(
-        game, np.random.default_rng(1), 3, lambda s: s.phase == Phase.PLAY
-    )
+    st = advance_random(game, np.random.default_rng(1), 3, lambda s: s.phase == PLAY)
     ext = sff.solver_for(game, st, st.to_play).bonus_card(list(st.trick))
 
     def solver(backend):
         return sff.FortyFivesSolver(game, list(st.hands), 1, st.trump, backend=backend)
 
-    auto = solver("auto")
-    assert auto.value(st.leader, list(st.trick), ext) >= 0
-    assert auto.backend == "python"
-    with pytest.raises(ImportError, match=r"install numba, or set PARLOUR_JIT=0"):
-        solver("numba").value(st.leader, list(st.trick), ext)
+    check_without_numba(
+        monkeypatch,
+        "parlour.agents.solver.forty_fives_jit",
+        solver,
+        lambda s: s.value(st.leader, list(st.trick), ext),
+    )

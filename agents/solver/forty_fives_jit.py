@@ -577,27 +577,9 @@ class Kernel(KernelCounters):
         for i, m in enumerate(trick):
             self.trick[i] = m
         self.par[ROB] = rob_seat
-        table = self.table
-        if alpha <= -INF and beta >= INF:
-            return int(
-                search(
-                    table.tt,
-                    table.next_gen,
-                    self.stats,
-                    self.killers,
-                    self.hands,
-                    self.trick,
-                    self.scratch,
-                    self.par,
-                    self.tab,
-                    len(trick),
-                    leader,
-                    ext,
-                )
-            )
-        ctx = (
-            table.tt,
-            table.next_gen,
+        arrays = (
+            self.table.tt,
+            self.table.next_gen,
             self.stats,
             self.killers,
             self.hands,
@@ -606,7 +588,9 @@ class Kernel(KernelCounters):
             self.par,
             self.tab,
         )
-        return int(rec(ctx, 0, len(trick), leader, ext, alpha, beta))
+        if alpha <= -INF and beta >= INF:
+            return int(search(*arrays, len(trick), leader, ext))
+        return int(rec(arrays, 0, len(trick), leader, ext, alpha, beta))
 
 
 def warm_up() -> None:
