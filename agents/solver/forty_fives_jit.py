@@ -11,15 +11,22 @@ speed differs. Built as `fuenfzehnern_jit` is; what differs:
 State: up to six hands of the 52-card pack and the open trick in small int64 arrays;
 ``ext`` is the card that will take the bonus (-1: none); a rob still to decide is a
 seat in ``par`` (-1 while its options are searched, as the Python solver does).
-The card orders of the trump suit are rows of one table (`Tables`): strength, group,
-the group's cards, the cards above each card in its group, the protected top trumps,
-and each group's cards strongest first.
+The card orders of the trump suit are rows of one array (`card_tables`, from
+`forty_fives.Tables`): strength, group, the group's cards, the cards above each card in
+its group, the protected top trumps, each group's cards, and each group's cards
+strongest first.
 
 Transposition table: 8-word slots (six hands, ``generation << 16 | leader << 8 |
 ext + 1``, the entry ``lo | hi << 8 | (best lead + 1) << 16``), shared by the solvers
 of a process with generations, as Fünfzehnern's. The killer answers are keyed on the
 seat and the trick so far, up to five cards of 52, so they live in a numba dict of
 their own per solver, which, like the Python one, never loses an entry.
+
+A full-window search (each move of `TrickSolver.move_values`) enters through `search`,
+the arrays as plain arguments: numba types a tuple argument in Python, array by array,
+which cost as much as a PIMC sample's search. The alpha-beta loops repeat
+`fuenfzehnern_jit`'s rather than share them: numba's cache does not see a change to a
+compiled function of another module, so a shared one could leave a stale kernel.
 """
 
 from __future__ import annotations
