@@ -204,3 +204,20 @@ def pimc_logs(monkeypatch: Any, env_name: str, option_sets: list[dict]) -> list[
             env.close()
         runs.append(log)
     return runs
+
+
+def tiny_table_drops(
+    kernels: ModuleType, solver: Any, check: Callable[..., Any], *args: Any
+) -> int:
+    """Give the compiled ``solver`` (made with a limit of 40 entries, so not on the
+    shared table of the kernel module ``kernels``) a table of 8 slots of its own, run
+    ``check(*args)``, and check that the table grew, up to 128 slots (twice the limit, a
+    power of two), and was cleared at least once; the entries it dropped."""
+    kernel = solver._kernel
+    assert kernel.table is not kernels.shared_table()
+    kernel.table = kernels.Table(8)
+    kernel.stats[kernels.GEN] = kernel.table.generation()  # its first: 1
+    check(*args)
+    assert 8 < kernel.table.slots <= 128
+    assert kernel.stats[kernels.GEN] > 1
+    return kernel.dropped

@@ -15,7 +15,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import check_backend_choice, check_without_numba, jit_on, pimc_logs
+from helpers import (
+    check_backend_choice,
+    check_without_numba,
+    jit_on,
+    pimc_logs,
+    tiny_table_drops,
+)
 
 from parlour.agents.solver import backend as jb
 from parlour.agents.solver import forty_fives as sff
@@ -181,14 +187,9 @@ def test_a_table_that_is_cleared_and_drops_entries_keeps_every_value(
     for _ in range(4):
         st = advance_random(game, rng, 5, lambda s: s.phase == Phase.PLAY)
         fast, slow = pair(game, st, tt_limit=40)
-        assert fast._kernel.table is not compiled.shared_table()
-        kernel = fast._kernel
-        kernel.table = compiled.Table(8)
-        kernel.stats[compiled.GEN] = kernel.table.generation()  # its first: 1
-        check_position(fast, slow, game, st)
-        assert 8 < kernel.table.slots <= 128  # grown, never past the limit
-        assert kernel.stats[compiled.GEN] > 1  # cleared at least once
-        dropped += kernel.dropped
+        dropped += tiny_table_drops(
+            compiled, fast, check_position, fast, slow, game, st
+        )
     assert dropped > 0
 
 
