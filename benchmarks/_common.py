@@ -19,15 +19,23 @@ def config_summary(config: Any) -> dict[str, Any]:
     }
 
 
-def fuenfzehnern_backend() -> str:
-    """The Fünfzehnern search's backend (``PARLOUR_JIT``), its compiled code loaded
-    now rather than in the first timed solve."""
-    from parlour.agents.solver import fuenfzehnern as fz
-    from parlour.envs.fuenfzehnern.rules import Fuenfzehnern
+#: the trick games whose search has a compiled twin: env name -> (label, solver module)
+COMPILED_SEARCHES = {
+    "fuenfzehnern_v0": ("Fünfzehnern", "fuenfzehnern"),
+    "forty_fives_v0": ("Forty-Fives", "forty_fives"),
+}
 
-    backend = fz.FuenfzehnernSolver(Fuenfzehnern(), [0] * 4, 0).backend
-    if backend == "numba":
-        from parlour.agents.solver import fuenfzehnern_jit
 
-        fuenfzehnern_jit.warm_up()
-    return backend
+def search_backend(env_name: str) -> str:
+    """The backend of ``env_name``'s trick-play search (``PARLOUR_JIT``), its compiled
+    code loaded now rather than in the first timed solve."""
+    from parlour.agents.solver.backend import compiled_module, requested_backend
+
+    module = COMPILED_SEARCHES[env_name][1]
+    jit = compiled_module(
+        requested_backend(), f"parlour.agents.solver.{module}_jit", "search"
+    )
+    if jit is None:
+        return "python"
+    jit.warm_up()
+    return "numba"

@@ -49,7 +49,7 @@ from ...envs.fuenfzehnern.rules import (
     Fuenfzehnern,
 )
 from ...envs.fuenfzehnern.state import Phase, State
-from .backend import compiled_module, requested_backend
+from .backend import CompiledSearch, requested_backend
 from .tricks import (
     TT_LIMIT,
     Knowledge,
@@ -91,7 +91,7 @@ def canonical_chain(game: Fuenfzehnern, chain: list[int]) -> tuple[int, ...]:
 unbeatable = Fuenfzehnern.unbeatable
 
 
-class FuenfzehnernSolver(TrickSolver):
+class FuenfzehnernSolver(CompiledSearch, TrickSolver):
     """Paranoid trick play of one open Fünfzehnern deal: seat ``seat``'s card points
     against all the others.
 
@@ -102,6 +102,9 @@ class FuenfzehnernSolver(TrickSolver):
     (`parlour.agents.solver.backend`). It is settled at the first search, so building a
     solver imports nothing.
     """
+
+    kernel_module = f"{__package__}.fuenfzehnern_jit"
+    kernel_what = "Fünfzehnern search"
 
     def __init__(
         self,
@@ -116,37 +119,12 @@ class FuenfzehnernSolver(TrickSolver):
         self.seat = seat
         self.strict = game.strict
         self.duty_on_first = game.duty_on_first
-        # validated now; None reads the environment at the first search
-        self._requested = None if backend is None else requested_backend(backend)
-        self._kernel: Any = None  # the compiled backend's `fuenfzehnern_jit.Kernel`
-        self._backend: str | None = None
+        self.choose_backend(backend)  # validated now, else read at the first search
 
-    @property
-    def backend(self) -> str:
-        """The backend that searches: ``"numba"`` or ``"python"``."""
-        if self._backend is None:
-            jit = compiled_module(
-                self._requested or requested_backend(),
-                f"{__package__}.fuenfzehnern_jit",
-                "Fünfzehnern search",
-            )
-            if jit is not None:
-                self._kernel = jit.Kernel(
-                    self.n, self.side, self.strict, self.duty_on_first, self.tt_limit
-                )
-            self._backend = "python" if jit is None else "numba"
-        return self._backend
-
-    def _search(
-        self, leader: int, trick: list[int], ext: Any, alpha: int, beta: int
-    ) -> int:
-        if self.backend == "python":
-            return super()._search(leader, trick, ext, alpha, beta)
-        kernel = self._kernel
-        before = kernel.nodes
-        value = kernel.search(self.hands, leader, trick, ext, alpha, beta)
-        self.nodes += kernel.nodes - before
-        return value
+    def new_kernel(self, jit: Any) -> Any:
+        return jit.Kernel(
+            self.n, self.side, self.strict, self.duty_on_first, self.tt_limit
+        )
 
     def lead_mask(self, seat: int, ext: tuple[int, ...]) -> int:
         """The engine's `Fuenfzehnern.lead_mask` with the canonical chain ``ext``."""
