@@ -19,29 +19,24 @@ def config_summary(config: Any) -> dict[str, Any]:
     }
 
 
-def fuenfzehnern_backend() -> str:
-    """The Fünfzehnern search's backend (``PARLOUR_JIT``), its compiled code loaded
-    now rather than in the first timed solve."""
-    from parlour.agents.solver import fuenfzehnern as fz
-    from parlour.envs.fuenfzehnern.rules import Fuenfzehnern
-
-    backend = fz.FuenfzehnernSolver(Fuenfzehnern(), [0] * 4, 0).backend
-    if backend == "numba":
-        from parlour.agents.solver import fuenfzehnern_jit
-
-        fuenfzehnern_jit.warm_up()
-    return backend
+#: the trick games whose search has a compiled twin: env name -> (label, solver module)
+COMPILED_SEARCHES = {
+    "fuenfzehnern_v0": ("Fünfzehnern", "fuenfzehnern"),
+    "forty_fives_v0": ("Forty-Fives", "forty_fives"),
+    "herzeln_v0": ("Herzeln", "herzeln"),
+}
 
 
-def herzeln_backend() -> str:
-    """The Herzeln search's backend (``PARLOUR_JIT``), its compiled code loaded now
-    rather than in the first timed solve."""
-    from parlour.agents.solver import herzeln as hz
-    from parlour.envs.herzeln.rules import NO_HEARTS, Herzeln
+def search_backend(env_name: str) -> str:
+    """The backend of ``env_name``'s trick-play search (``PARLOUR_JIT``), its compiled
+    code loaded now rather than in the first timed solve."""
+    from parlour.agents.solver.backend import compiled_module, requested_backend
 
-    if hz.HerzelnSolver(Herzeln(), [0] * 4, 0, NO_HEARTS).backend == "python":
+    module = COMPILED_SEARCHES[env_name][1]
+    jit = compiled_module(
+        requested_backend(), f"parlour.agents.solver.{module}_jit", "search"
+    )
+    if jit is None:
         return "python"
-    from parlour.agents.solver import herzeln_jit
-
-    herzeln_jit.warm_up()
+    jit.warm_up()
     return "numba"

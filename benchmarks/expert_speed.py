@@ -17,7 +17,7 @@ import argparse
 import time
 
 import numpy as np
-from _common import fuenfzehnern_backend, herzeln_backend
+from _common import COMPILED_SEARCHES, search_backend
 
 from parlour import agents
 from parlour.agents.base import Agent, Turn
@@ -62,10 +62,9 @@ def main() -> None:
     for env_name, options in GAMES:
         if args.only and env_name != args.only:
             continue
-        if env_name == "fuenfzehnern_v0":  # numba's cache loaded before the clock
-            print(f"(Fünfzehnern: {fuenfzehnern_backend()} search)", flush=True)
-        if env_name == "herzeln_v0":
-            print(f"(Herzeln: {herzeln_backend()} search)", flush=True)
+        if env_name in COMPILED_SEARCHES:  # numba's cache loaded before the clock
+            label = COMPILED_SEARCHES[env_name][0]
+            print(f"({label}: {search_backend(env_name)} search)", flush=True)
         timed = Timed(
             agents.make("expert", env_name, seed=args.seed, env_options=options)
         )

@@ -35,7 +35,7 @@ import time
 from typing import Any
 
 import numpy as np
-from _common import fuenfzehnern_backend, herzeln_backend
+from _common import COMPILED_SEARCHES, search_backend
 
 from parlour.agents.base import Turn
 from parlour.agents.german_whist import GermanWhistHeuristic
@@ -271,12 +271,10 @@ def time_trick_pimc(
 
 def trick_game_rows(name: str, args: argparse.Namespace, report: dict) -> None:
     """Solve rows and PIMC rows of one of the other trick games."""
-    if name == "fuenfzehnern":
-        report["fuenfzehnern_search"] = backend = fuenfzehnern_backend()
-        print(f"(Fünfzehnern: {backend} search)")
-    if name == "herzeln":
-        report["herzeln_search"] = backend = herzeln_backend()
-        print(f"(Herzeln: {backend} search)")
+    env_name = ENV_OF[name][0]
+    if env_name in COMPILED_SEARCHES:
+        report[f"{name}_search"] = backend = search_backend(env_name)
+        print(f"({COMPILED_SEARCHES[env_name][0]}: {backend} search)")
     for label, options, cards in TRICK_GAMES[name]:
         positions = heuristic_positions(
             name, options, cards, args.trick_positions, args.seed

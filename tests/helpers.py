@@ -128,3 +128,96 @@ def jit_on(module: ModuleType) -> Iterator[ModuleType]:
     finally:
         mp.undo()
         importlib.reload(module)
+
+
+def check_backend_choice(
+    monkeypatch: Any, solver: Callable[..., Any], search: Callable[[], Any], env: str
+) -> None:
+    """What every trick game's compiled search shares: ``PARLOUR_JIT=0`` picks pure
+    Python, ``1`` or unset the compiled search (numba's JIT on); ``solver(backend)``'s
+    argument overrides the environment; anything else is a one-line error, from
+    ``search()`` and when a bot of ``env`` is made (before any game)."""
+    import pytest
+
+    from parlour import agents
+    from parlour.agents.solver.backend import JIT_ENV
+
+    monkeypatch.setenv(JIT_ENV, "0")
+    assert solver().backend == "python"
+    assert solver("auto").backend == "numba"
+    monkeypatch.setenv(JIT_ENV, "1")
+    assert solver().backend == "numba"
+    assert solver("python").backend == "python"
+    monkeypatch.delenv(JIT_ENV)
+    assert solver().backend == "numba"
+    with pytest.raises(ValueError, match="backend must be one of"):
+        solver("cuda")
+    monkeypatch.setenv(JIT_ENV, "yes")
+    with pytest.raises(ValueError, match="PARLOUR_JIT must be 0 or 1"):
+        search()
+    for kind in ("solver", "pimc:4", "expert"):
+        with pytest.raises(ValueError, match="PARLOUR_JIT must be 0 or 1"):
+            agents.make(kind, env, seed=0)
+
+
+def check_without_numba(
+    monkeypatch: Any, kernel: str, solver: Callable[[str], Any], value: Callable
+) -> None:
+    """Where numba does not import (the kernel module ``kernel`` not loaded yet), a
+    ``solver("auto")`` searches in pure Python (``value(solver)``) and asking for
+    numba is a one-line error saying what to do."""
+    import sys
+
+    import pytest
+
+    monkeypatch.setitem(sys.modules, "numba", None)
+    monkeypatch.delitem(sys.modules, kernel, raising=False)
+    auto = solver("auto")
+    assert value(auto) >= 0
+    assert auto.backend == "python"
+    with pytest.raises(ImportError, match=r"install numba, or set PARLOUR_JIT=0"):
+        value(solver("numba"))
+
+
+def pimc_logs(monkeypatch: Any, env_name: str, option_sets: list[dict]) -> list[list]:
+    """``pimc:3`` on every seat of one game of ``env_name`` with each of
+    ``option_sets`` (seed 7), with ``PARLOUR_JIT=1`` and then ``0``: for each, the
+    (seat, action, mean values) of every decision."""
+    from parlour import agents, envs
+    from parlour.agents.solver.backend import JIT_ENV
+
+    runs = []
+    for jit in ("1", "0"):
+        monkeypatch.setenv(JIT_ENV, jit)
+        log: list = []
+        for options in option_sets:
+            env = envs.make(env_name, **options)
+            n = env.unwrapped.game.num_players
+            bots = [agents.make("pimc:3", env_name, seed=s) for s in range(n)]
+
+            def choose(turn: Turn, bots: list = bots, log: list = log) -> int:
+                action = bots[turn.seat].act(turn)
+                log.append((turn.seat, action, dict(bots[turn.seat].last_values)))
+                return action
+
+            play_turns(env, choose, 7)
+            env.close()
+        runs.append(log)
+    return runs
+
+
+def tiny_table_drops(
+    kernels: ModuleType, solver: Any, check: Callable[..., Any], *args: Any
+) -> int:
+    """Give the compiled ``solver`` (made with a limit of 40 entries, so not on the
+    shared table of the kernel module ``kernels``) a table of 8 slots of its own, run
+    ``check(*args)``, and check that the table grew, up to 128 slots (twice the limit, a
+    power of two), and was cleared at least once; the entries it dropped."""
+    kernel = solver._kernel
+    assert kernel.table is not kernels.shared_table()
+    kernel.table = kernels.Table(8)
+    kernel.stats[kernels.GEN] = kernel.table.generation()  # its first: 1
+    check(*args)
+    assert 8 < kernel.table.slots <= 128
+    assert kernel.stats[kernels.GEN] > 1
+    return kernel.dropped

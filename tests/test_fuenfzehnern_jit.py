@@ -12,14 +12,16 @@ The test set-up turns numba's JIT off for the suite (``tests/conftest.py``); the
 
 from __future__ import annotations
 
-import sys
-
 import numpy as np
 import pytest
-from helpers import jit_on, play_turns
+from helpers import (
+    check_backend_choice,
+    check_without_numba,
+    jit_on,
+    pimc_logs,
+    tiny_table_drops,
+)
 
-from parlour import agents, envs
-from parlour.agents.solver import backend as jb
 from parlour.agents.solver import fuenfzehnern as sfz
 from parlour.agents.solver.tricks import INF, advance_random
 from parlour.envs.core.engine import TERMINAL
@@ -165,15 +167,9 @@ def test_a_table_that_is_cleared_and_drops_entries_keeps_every_value(
     for _ in range(4):
         st = advance_random(game, rng, 6, lambda s: s.phase == Phase.PLAY)
         fast, slow = pair(game, st, st.to_play, tt_limit=40)
-        assert fast.backend == "numba"
-        assert fast._kernel.table is not compiled.shared_table()
-        kernel = fast._kernel
-        kernel.table = compiled.Table(8)
-        kernel.stats[compiled.GEN] = kernel.table.generation()  # its first: 1
-        check_position(fast, slow, game, st)
-        assert 8 < kernel.table.slots <= 128  # grown, never past the limit
-        assert kernel.stats[compiled.GEN] > 1  # cleared at least once
-        dropped += kernel.dropped
+        dropped += tiny_table_drops(
+            compiled, fast, check_position, fast, slow, game, st
+        )
     assert dropped > 0
 
 
@@ -182,23 +178,11 @@ def test_the_bots_play_the_same_moves_with_either_backend(
 ) -> None:
     """``pimc:3`` on every seat, the same seeds: the same moves and the same mean
     values at every decision, whichever backend searched (``PARLOUR_JIT``)."""
-    runs = []
-    for jit in ("1", "0"):
-        monkeypatch.setenv(jb.JIT_ENV, jit)
-        log: list = []
-        for options in ({}, {"players": 3, "lead_rules": "relaxed"}):
-            env = envs.make("fuenfzehnern_v0", **options)
-            n = env.unwrapped.game.num_players
-            bots = [agents.make("pimc:3", "fuenfzehnern_v0", seed=s) for s in range(n)]
-
-            def choose(turn, bots=bots, log=log):
-                action = bots[turn.seat].act(turn)
-                log.append((turn.seat, action, dict(bots[turn.seat].last_values)))
-                return action
-
-            play_turns(env, choose, 7)
-            env.close()
-        runs.append(log)
+    runs = pimc_logs(
+        monkeypatch,
+        "fuenfzehnern_v0",
+        [{}, {"players": 3, "lead_rules": "relaxed"}],
+    )
     assert runs[0] == runs[1]
     assert sum(1 for _, _, values in runs[0] if values) > 10
 
@@ -206,31 +190,17 @@ def test_the_bots_play_the_same_moves_with_either_backend(
 def test_the_backend_is_chosen_by_argument_or_environment(
     compiled, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """``PARLOUR_JIT=0`` picks pure Python, ``1`` or unset the compiled search (when
-    numba's JIT is on); the argument overrides the environment; anything else is a
-    one-line error, found before any search (when a bot is made)."""
+    """``PARLOUR_JIT`` or the argument picks the backend; a bad value is a one-line
+    error, found before any search (`helpers.check_backend_choice`)."""
     game = Fuenfzehnern()
     st = play_state(game, 0, 2)
 
     def solver(backend=None):
         return sfz.FuenfzehnernSolver(game, list(st.hands), 0, backend=backend)
 
-    monkeypatch.setenv(jb.JIT_ENV, "0")
-    assert solver().backend == "python"
-    assert solver("auto").backend == "numba"
-    monkeypatch.setenv(jb.JIT_ENV, "1")
-    assert solver().backend == "numba"
-    assert solver("python").backend == "python"
-    monkeypatch.delenv(jb.JIT_ENV)
-    assert solver().backend == "numba"
-    with pytest.raises(ValueError, match="backend must be one of"):
-        solver("cuda")
-    monkeypatch.setenv(jb.JIT_ENV, "yes")
-    with pytest.raises(ValueError, match="PARLOUR_JIT must be 0 or 1"):
-        sfz.move_values(game, st)
-    for kind in ("solver", "pimc:4"):
-        with pytest.raises(ValueError, match="PARLOUR_JIT must be 0 or 1"):
-            agents.make(kind, "fuenfzehnern_v0", seed=0)  # before any game
+    check_backend_choice(
+        monkeypatch, solver, lambda: sfz.move_values(game, st), "fuenfzehnern_v0"
+    )
 
 
 def test_without_numba_the_python_search_answers(
@@ -238,15 +208,15 @@ def test_without_numba_the_python_search_answers(
 ) -> None:
     """Where numba does not import, ``auto`` falls back to pure Python and asking for
     numba is a one-line error saying what to do."""
-    name = "parlour.agents.solver.fuenfzehnern_jit"
-    monkeypatch.setitem(sys.modules, "numba", None)
-    monkeypatch.delitem(sys.modules, name, raising=False)
     game = Fuenfzehnern()
     st = play_state(game, 1, 3)
-    solver = sfz.FuenfzehnernSolver(game, list(st.hands), st.to_play, backend="auto")
-    assert solver.value(*root(game, st)) >= 0
-    assert solver.backend == "python"
-    with pytest.raises(ImportError, match=r"install numba, or set PARLOUR_JIT=0"):
-        sfz.FuenfzehnernSolver(game, list(st.hands), 0, backend="numba").value(
-            *root(game, st)
-        )
+
+    def solver(backend):
+        return sfz.FuenfzehnernSolver(game, list(st.hands), st.to_play, backend=backend)
+
+    check_without_numba(
+        monkeypatch,
+        "parlour.agents.solver.fuenfzehnern_jit",
+        solver,
+        lambda s: s.value(*root(game, st)),
+    )

@@ -13,14 +13,17 @@ Fünfzehnern kernel whose table it shares) is imported.
 
 from __future__ import annotations
 
-import sys
-
 import numpy as np
 import pytest
-from helpers import jit_on, play_turns
+from helpers import (
+    check_backend_choice,
+    check_without_numba,
+    jit_on,
+    pimc_logs,
+    tiny_table_drops,
+)
 
-from parlour import agents, envs
-from parlour.agents.solver import backend as jb
+from parlour.agents.solver import fuenfzehnern_jit
 from parlour.agents.solver import herzeln as sh
 from parlour.agents.solver.tricks import INF, advance_random
 from parlour.envs.core.engine import TERMINAL
@@ -37,7 +40,7 @@ EARLY_END = ("no_hearts", "no_queens", "king_of_hearts")
 def compiled():
     """The kernel module compiled (loaded from numba's cache after the first run),
     with the Fünfzehnern kernel it takes its table from."""
-    from parlour.agents.solver import fuenfzehnern_jit, herzeln_jit
+    from parlour.agents.solver import herzeln_jit
 
     with jit_on(fuenfzehnern_jit), jit_on(herzeln_jit) as module:
         yield module
@@ -153,22 +156,16 @@ def test_a_table_that_is_cleared_and_drops_entries_keeps_every_value(
     the compiled one, of its own, starts at 8 slots, so keys find their slots taken
     and entries are dropped, and it grows between searches, up to 128 (twice the
     limit, a power of two). Every value still equals the Python search's."""
-    from parlour.agents.solver import fuenfzehnern_jit
-
     dropped = 0
     for i, contract in enumerate(("no_hearts", "no_tricks", "no_queens", "tricks")):
         game = game_of(4, contract)
         rng = np.random.default_rng(5 + i)
         st = advance_random(game, rng, 5, lambda s: s.phase == Phase.TRICKS)
         fast, slow = pair(game, st, st.to_play, tt_limit=40)
-        kernel = fast._kernel
-        assert kernel.table is not fuenfzehnern_jit.shared_table()
-        kernel.table = fuenfzehnern_jit.Table(8)
-        kernel.stats[compiled.GEN] = kernel.table.generation()  # its first: 1
-        check_position(fast, slow, game, st)
-        assert 8 < kernel.table.slots <= 128  # grown, never past the limit
-        assert kernel.stats[compiled.GEN] > 1  # cleared at least once
-        dropped += kernel.dropped
+        # the table is Fünfzehnern's kernel's, shared with it
+        dropped += tiny_table_drops(
+            fuenfzehnern_jit, fast, check_position, fast, slow, game, st
+        )
     assert dropped > 0
 
 
@@ -177,27 +174,15 @@ def test_the_bots_play_the_same_moves_with_either_backend(
 ) -> None:
     """``pimc:3`` on every seat, the same seeds: the same moves and the same mean
     values at every decision, whichever backend searched (``PARLOUR_JIT``)."""
-    runs = []
-    for jit in ("1", "0"):
-        monkeypatch.setenv(jb.JIT_ENV, jit)
-        log: list = []
-        for options in (
+    runs = pimc_logs(
+        monkeypatch,
+        "herzeln_v0",
+        [
             {"contract": "no_hearts"},
             {"contract": "tricks"},
             {"players": 3, "contract": "last_trick"},
-        ):
-            env = envs.make("herzeln_v0", **options)
-            n = env.unwrapped.game.num_players
-            bots = [agents.make("pimc:3", "herzeln_v0", seed=s) for s in range(n)]
-
-            def choose(turn, bots=bots, log=log):
-                action = bots[turn.seat].act(turn)
-                log.append((turn.seat, action, dict(bots[turn.seat].last_values)))
-                return action
-
-            play_turns(env, choose, 7)
-            env.close()
-        runs.append(log)
+        ],
+    )
     assert runs[0] == runs[1]
     assert sum(1 for _, _, values in runs[0] if values) > 10
 
@@ -205,31 +190,17 @@ def test_the_bots_play_the_same_moves_with_either_backend(
 def test_the_backend_is_chosen_by_argument_or_environment(
     compiled, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """``PARLOUR_JIT=0`` picks pure Python, ``1`` or unset the compiled search (when
-    numba's JIT is on); the argument overrides the environment; anything else is a
-    one-line error, found before any search (when a bot is made)."""
+    """``PARLOUR_JIT`` or the argument picks the backend; a bad value is a one-line
+    error, found before any search (`helpers.check_backend_choice`)."""
     game = Herzeln(contract="no_hearts")
     st = advance_random(game, np.random.default_rng(0), 2, lambda s: True)
 
     def solver(backend=None):
         return sh.HerzelnSolver(game, list(st.hands), 0, st.contract, backend=backend)
 
-    monkeypatch.setenv(jb.JIT_ENV, "0")
-    assert solver().backend == "python"
-    assert solver("auto").backend == "numba"
-    monkeypatch.setenv(jb.JIT_ENV, "1")
-    assert solver().backend == "numba"
-    assert solver("python").backend == "python"
-    monkeypatch.delenv(jb.JIT_ENV)
-    assert solver().backend == "numba"
-    with pytest.raises(ValueError, match="backend must be one of"):
-        solver("cuda")
-    monkeypatch.setenv(jb.JIT_ENV, "yes")
-    with pytest.raises(ValueError, match="PARLOUR_JIT must be 0 or 1"):
-        sh.move_values(game, st)
-    for kind in ("solver", "pimc:4"):
-        with pytest.raises(ValueError, match="PARLOUR_JIT must be 0 or 1"):
-            agents.make(kind, "herzeln_v0", seed=0)  # before any game
+    check_backend_choice(
+        monkeypatch, solver, lambda: sh.move_values(game, st), "herzeln_v0"
+    )
 
 
 def test_without_numba_the_python_search_answers(
@@ -237,17 +208,17 @@ def test_without_numba_the_python_search_answers(
 ) -> None:
     """Where numba does not import, ``auto`` falls back to pure Python and asking for
     numba is a one-line error saying what to do."""
-    for name in ("fuenfzehnern_jit", "herzeln_jit"):
-        monkeypatch.delitem(sys.modules, f"parlour.agents.solver.{name}", raising=False)
-    monkeypatch.setitem(sys.modules, "numba", None)
     game = Herzeln(contract="tricks")
     st = advance_random(game, np.random.default_rng(1), 3, lambda s: True)
-    solver = sh.HerzelnSolver(
-        game, list(st.hands), st.to_play, st.contract, backend="auto"
-    )
-    assert solver.value(st.leader, list(st.trick), None) >= 0
-    assert solver.backend == "python"
-    with pytest.raises(ImportError, match=r"install numba, or set PARLOUR_JIT=0"):
-        sh.HerzelnSolver(game, list(st.hands), 0, st.contract, backend="numba").value(
-            st.leader, list(st.trick), None
+
+    def solver(backend):
+        return sh.HerzelnSolver(
+            game, list(st.hands), st.to_play, st.contract, backend=backend
         )
+
+    check_without_numba(
+        monkeypatch,
+        "parlour.agents.solver.herzeln_jit",
+        solver,
+        lambda s: s.value(st.leader, list(st.trick), None),
+    )

@@ -6,7 +6,9 @@
   knowledge-consistent deal sampler and the PIMC bot shared by the next three.
 * `parlour.agents.solver.forty_fives`, `parlour.agents.solver.fuenfzehnern`,
   `parlour.agents.solver.herzeln`: each game's rules for the search, what a seat knows,
-  and its ``solver`` / ``pimc:N`` bots.
+  and its ``solver`` / ``pimc:N`` bots; `parlour.agents.solver.forty_fives_jit` and
+  `parlour.agents.solver.fuenfzehnern_jit` the same searches compiled with numba, the
+  backend picked in `parlour.agents.solver.backend`.
 
 ``docs/solvers.md`` describes the algorithms, their speed and their known weaknesses.
 """

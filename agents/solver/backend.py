@@ -1,8 +1,10 @@
 """Choosing between a compiled (numba) search and its pure-Python original.
 
-German Whist's stage-2 search (`german_whist.jit`) and Fünfzehnern's trick-play search
-(`fuenfzehnern_jit`) each exist twice, giving the same answers; a solver picks one at
-its first search with `compiled_module`, so importing parlour never imports numba.
+German Whist's stage-2 search (`german_whist.jit`) and the trick-play searches of
+Fünfzehnern (`fuenfzehnern_jit`), Forty-Fives (`forty_fives_jit`) and Herzeln
+(`herzeln_jit`) each exist twice, giving the same answers; a solver picks one at its
+first search with `compiled_module` (the trick games' solvers through `CompiledSearch`),
+so importing parlour never imports numba.
 ``backend`` is ``"auto"`` (numba when it imports and its JIT is on), ``"numba"`` or
 ``"python"``; None reads `JIT_ENV`.
 """
@@ -13,6 +15,8 @@ import importlib
 import os
 from types import ModuleType
 from typing import Any
+
+import numpy as np
 
 BACKENDS = ("auto", "numba", "python")
 #: the environment variable that picks the backend when the constructor does not:
@@ -77,12 +81,66 @@ def slots_for(tt_limit: int) -> int:
     return size
 
 
+class SlotTable:
+    """A transposition table of int64 slots of `words` words (key words first, the
+    entry last) that the solvers of a process share, each owning a *generation*: a slot
+    of another generation is free. Holds the slots and the next free generation."""
+
+    words = 4
+
+    def __init__(self, slots: int) -> None:
+        self.tt = np.zeros(self.words * slots, dtype=np.int64)
+        self.next_gen = np.ones(1, dtype=np.int64)
+
+    @classmethod
+    def shared(cls, slots: int) -> SlotTable:
+        """The table of this class the solvers of this process share (made at the first
+        call, with ``slots`` slots)."""
+        if "_shared" not in cls.__dict__:
+            cls._shared = cls(slots)
+        return cls.__dict__["_shared"]
+
+    @property
+    def slots(self) -> int:
+        """The number of slots."""
+        return self.tt.size // self.words
+
+    def generation(self) -> int:
+        """A generation no solver of this table has had."""
+        gen = int(self.next_gen[0])
+        self.next_gen[0] += 1
+        return gen
+
+
 class KernelCounters:
     """The counters of a compiled search's kernel, kept by the compiled code in the
-    int64 array ``stats``: positions searched at index 0, table entries dropped (a key
-    finding all its slots taken) at index 2."""
+    int64 array ``stats``: positions searched at index 0, its entries in the table at
+    1, table entries dropped (a key finding all its slots taken) at 2, its generation
+    at 3 and its table limit at 4; and its `SlotTable`."""
 
     stats: Any
+    table: SlotTable
+    most: int
+
+    def take_table(self, shared: SlotTable, first: int, tt_limit: int) -> None:
+        """Search in ``shared``, or in a table of its own of at most ``first`` slots
+        when ``shared`` is larger than ``tt_limit`` entries need (`slots_for`); a new
+        generation of it, and fresh counters."""
+        most = slots_for(tt_limit)
+        self.most = most
+        self.table = shared if shared.slots <= most else type(shared)(min(first, most))
+        self.stats = np.zeros(5, dtype=np.int64)
+        self.stats[3] = self.table.generation()
+        self.stats[4] = tt_limit
+
+    def grow(self, rehash: Any) -> None:
+        """Double the table while this solver fills over half of it (up to its
+        limit's size), its entries moved by the kernel's ``rehash``."""
+        table = self.table
+        if 2 * self.stats[1] > table.slots and table.slots < self.most:
+            old = table.tt
+            table.tt = np.zeros(2 * old.size, dtype=np.int64)
+            rehash(old, table.tt, self.stats)
 
     @property
     def nodes(self) -> int:
@@ -96,41 +154,44 @@ class KernelCounters:
 
 
 class CompiledSearch:
-    """A `tricks.TrickSolver` mixin (listed before it) that searches in a compiled
-    kernel module when the backend says so, else in the pure-Python `TrickSolver`.
+    """A `tricks.TrickSolver` mix-in whose `_search` runs in a compiled kernel (the
+    module `kernel_module`) or in the pure-Python search, by `backend`: settled at the
+    first search, so building a solver imports nothing. A solver calls
+    `choose_backend` in its constructor and makes its kernel in `new_kernel`."""
 
-    A solver sets `KERNEL` (the module's name in this package) and `WHAT` (the search,
-    for the error without numba), calls `choose_backend` in its constructor and makes
-    the kernel in `make_kernel`; the backend is settled at the first search, so building
-    a solver imports nothing."""
-
-    KERNEL = ""
-    WHAT = ""
-    nodes: int
-    hands: list[int]
+    kernel_module = ""  # the kernel's module, as importlib names it
+    kernel_what = ""  # the search, for the error without numba
+    _requested: str | None = None
+    _kernel: Any = None
+    _backend: str | None = None
 
     def choose_backend(self, backend: str | None) -> None:
-        """Validate ``backend`` now (None: read `JIT_ENV` at the first search)."""
+        """Check ``backend`` now (None reads `JIT_ENV` at the first search)."""
         self._requested = None if backend is None else requested_backend(backend)
-        self._kernel: Any = None  # the compiled backend's ``Kernel``
-        self._backend: str | None = None
+        self._kernel = None
+        self._backend = None
 
-    def make_kernel(self, jit: ModuleType) -> Any:
-        """The compiled module ``jit``'s kernel for this solver."""
+    def new_kernel(self, jit: ModuleType) -> Any:
+        """The kernel of module ``jit`` for this solver."""
         raise NotImplementedError
+
+    def kernel_search(
+        self, leader: int, trick: list[int], ext: Any, alpha: int, beta: int
+    ) -> int:
+        """The kernel's `TrickSolver.value` of the hands as they are."""
+        return self._kernel.search(self.hands, leader, trick, ext, alpha, beta)
 
     @property
     def backend(self) -> str:
         """The backend that searches: ``"numba"`` or ``"python"``."""
         if self._backend is None:
-            package = __name__.rsplit(".", 1)[0]
             jit = compiled_module(
                 self._requested or requested_backend(),
-                f"{package}.{self.KERNEL}",
-                self.WHAT,
+                self.kernel_module,
+                self.kernel_what,
             )
             if jit is not None:
-                self._kernel = self.make_kernel(jit)
+                self._kernel = self.new_kernel(jit)
             self._backend = "python" if jit is None else "numba"
         return self._backend
 
@@ -139,8 +200,7 @@ class CompiledSearch:
     ) -> int:
         if self.backend == "python":
             return super()._search(leader, trick, ext, alpha, beta)  # type: ignore[misc]
-        kernel = self._kernel
-        before = kernel.nodes
-        value = kernel.search(self.hands, leader, trick, ext, alpha, beta)
-        self.nodes += kernel.nodes - before
+        before = self._kernel.nodes
+        value = self.kernel_search(leader, trick, ext, alpha, beta)
+        self.nodes += self._kernel.nodes - before  # type: ignore[attr-defined]
         return value

@@ -24,6 +24,10 @@ trick group (the trumps with the A♥, or one plain suit without it) with no car
 out between them in that group's order, and both or neither a top trump (5, J, A♥:
 they may renege), are interchangeable.
 
+**Speed.** `FortyFivesSolver` searches compiled with numba (`forty_fives_jit`: the
+same values from the same search) where numba imports and its JIT is on, else with the
+pure-Python `TrickSolver`; ``PARLOUR_JIT=0`` keeps the latter.
+
 **The bots.** ``pimc:N`` samples ``N`` deals consistent with what the seat knows
 (`knowledge`: its hand and put-away cards, all cards played, the turned card and who
 robbed it, and the suits each seat has shown it lacks: a plain card other than the suit
@@ -50,7 +54,16 @@ from ...envs.forty_fives import rules
 from ...envs.forty_fives.rules import FortyFives
 from ...envs.forty_fives.state import Phase, State
 from ..base import Agent, Turn
-from .tricks import INF, Knowledge, PIMCAgent, TrickSolver, acting_seat, solver_agents
+from .backend import CompiledSearch, requested_backend
+from .tricks import (
+    INF,
+    TT_LIMIT,
+    Knowledge,
+    PIMCAgent,
+    TrickSolver,
+    acting_seat,
+    solver_agents,
+)
 
 DECK = FRENCH_52
 DEFAULT_SAMPLES = 16  # pimc:16 beat the heuristic clearly, pimc:8 did not (docs)
@@ -101,7 +114,7 @@ class Tables:
         return bool(follow >> card & 1) and self.strength[card] > self.strength[best]
 
 
-class FortyFivesSolver(TrickSolver):
+class FortyFivesSolver(CompiledSearch, TrickSolver):
     """Exact (paranoid with 3 or 5 players) trick play of one open Forty-Fives deal.
 
     ``hands``: every seat's cards; ``side``: bitmask of the solving seats;
@@ -109,7 +122,15 @@ class FortyFivesSolver(TrickSolver):
     before the search (-1: none); ``rob_seat`` / ``turned``: a rob still to decide at
     that seat's first card of trick 1 (-1: none). The search's ``ext`` is the card
     that will take the bonus (`bonus_card`), -1 once it is given or if there is none.
+
+    Two backends give the same values: the search compiled with numba
+    (`parlour.agents.solver.forty_fives_jit`) and the pure-Python `TrickSolver`.
+    ``backend``: ``"numba"``, ``"python"``, or ``"auto"`` (numba when it imports and
+    its JIT is on); None reads ``PARLOUR_JIT`` (`parlour.agents.solver.backend`).
     """
+
+    kernel_module = f"{__package__}.forty_fives_jit"
+    kernel_what = "Forty-Fives search"
 
     def __init__(
         self,
@@ -120,8 +141,11 @@ class FortyFivesSolver(TrickSolver):
         best_before: int = -1,
         rob_seat: int = -1,
         turned: int = -1,
+        tt_limit: int = TT_LIMIT,
+        backend: str | None = None,
     ):
-        super().__init__(game.num_players, hands, side)
+        super().__init__(game.num_players, hands, side, tt_limit)
+        self.choose_backend(backend)
         self.game = game
         self.t = Tables.of(trump)
         self.void_must_trump = game.void_must_trump
@@ -129,6 +153,16 @@ class FortyFivesSolver(TrickSolver):
         self.best_before = best_before
         self.rob_seat = rob_seat
         self.turned = turned
+
+    def new_kernel(self, jit: Any) -> Any:
+        return jit.Kernel(self, self.tt_limit)
+
+    def kernel_search(
+        self, leader: int, trick: list[int], ext: Any, alpha: int, beta: int
+    ) -> int:
+        return self._kernel.search(
+            self.hands, leader, trick, ext, alpha, beta, self.rob_seat
+        )
 
     # --- rules ------------------------------------------------------------------------
     def legal_mask(self, seat: int, trick: list[int], ext: Any = None) -> int:
@@ -424,6 +458,10 @@ class FortyFivesPIMC(PIMCAgent):
     """``pimc:N`` for ``forty_fives_v0`` (see the module docstring)."""
 
     env_name = "forty_fives_v0"
+
+    def __init__(self, samples: int, seed: int | None = None, **kwargs: Any):
+        requested_backend()  # a bad PARLOUR_JIT is refused here, before any game
+        super().__init__(samples, seed=seed, **kwargs)
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)

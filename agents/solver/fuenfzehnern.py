@@ -103,8 +103,8 @@ class FuenfzehnernSolver(CompiledSearch, TrickSolver):
     solver imports nothing.
     """
 
-    KERNEL = "fuenfzehnern_jit"
-    WHAT = "Fünfzehnern search"
+    kernel_module = f"{__package__}.fuenfzehnern_jit"
+    kernel_what = "Fünfzehnern search"
 
     def __init__(
         self,
@@ -119,9 +119,9 @@ class FuenfzehnernSolver(CompiledSearch, TrickSolver):
         self.seat = seat
         self.strict = game.strict
         self.duty_on_first = game.duty_on_first
-        self.choose_backend(backend)
+        self.choose_backend(backend)  # validated now, else read at the first search
 
-    def make_kernel(self, jit: Any) -> Any:
+    def new_kernel(self, jit: Any) -> Any:
         return jit.Kernel(
             self.n, self.side, self.strict, self.duty_on_first, self.tt_limit
         )

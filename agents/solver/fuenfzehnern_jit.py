@@ -36,7 +36,7 @@ import warnings
 import numpy as np
 
 from ...envs.fuenfzehnern.rules import ACE, KING, OBER
-from .backend import KernelCounters, slots_for
+from .backend import KernelCounters, SlotTable
 from .backend import njit_cached as _jit
 
 PROBE = 16  # slots tried for one key
@@ -487,72 +487,27 @@ def rec(ctx, d, tlen, leader, ext, alpha, beta):
     return best
 
 
-class Table:
-    """A transposition table shared by solvers (see the module docstring): the slots
-    and the next free generation."""
+class Table(SlotTable):
+    """The shared table's class (see the module docstring)."""
 
-    def __init__(self, slots: int) -> None:
-        self.tt = np.zeros(4 * slots, dtype=np.int64)
-        self.next_gen = np.ones(1, dtype=np.int64)
-
-    @property
-    def slots(self) -> int:
-        """The number of slots."""
-        return self.tt.size // 4
-
-    def generation(self) -> int:
-        """A generation no solver of this table has had."""
-        gen = int(self.next_gen[0])
-        self.next_gen[0] += 1
-        return gen
-
-
-_SHARED: Table | None = None
+    words = 4
 
 
 def shared_table() -> Table:
     """The table the solvers of this process share (made at the first call)."""
-    global _SHARED
-    if _SHARED is None:
-        _SHARED = Table(FIRST_SLOTS)
-    return _SHARED
+    return Table.shared(FIRST_SLOTS)
 
 
-class TableKernel(KernelCounters):
-    """What a compiled trick search keeps for one solver (this one's, Herzeln's
-    `herzeln_jit.Kernel`): its generation of the table (the shared one, or its own
-    when its limit is smaller), its counters, its killer table (``killers`` entries)
-    and the position's arrays."""
+class Kernel(KernelCounters):
+    """The compiled search's state for one `FuenfzehnernSolver`: its generation of
+    the table, its counters, its killer table and the position's arrays."""
 
-    def __init__(self, tt_limit: int, killers: int) -> None:
-        most = slots_for(tt_limit)
-        table = shared_table()
-        self.table = table if table.slots <= most else Table(min(FIRST_SLOTS, most))
-        self.most = most
-        self.stats = np.zeros(5, dtype=np.int64)
-        self.stats[GEN] = self.table.generation()
-        self.stats[LIMIT] = tt_limit
-        self.killers = np.full(killers, -1, dtype=np.int8)
+    def __init__(self, n: int, side: int, strict: bool, duty: bool, tt_limit: int):
+        self.take_table(shared_table(), FIRST_SLOTS, tt_limit)
+        self.killers = np.full(_KILLERS, -1, dtype=np.int8)
         self.hands = np.zeros(4, dtype=np.int64)
         self.trick = np.zeros(4, dtype=np.int64)
         self.scratch = np.zeros((_DEPTH, 16), dtype=np.int64)
-
-    def _grow(self) -> None:
-        """Double the table while this solver fills over half of it (up to its
-        limit's size)."""
-        table = self.table
-        if 2 * self.stats[FILLED] > table.slots and table.slots < self.most:
-            old = table.tt
-            table.tt = np.zeros(2 * old.size, dtype=np.int64)
-            rehash(old, table.tt, self.stats)
-
-
-class Kernel(TableKernel):
-    """The compiled search's state for one `FuenfzehnernSolver`: `TableKernel`'s and
-    the rules' parameters."""
-
-    def __init__(self, n: int, side: int, strict: bool, duty: bool, tt_limit: int):
-        super().__init__(tt_limit, _KILLERS)
         self.par = np.array([n, side, strict, duty], dtype=np.int64)
 
     def search(
@@ -566,7 +521,7 @@ class Kernel(TableKernel):
     ) -> int:
         """`TrickSolver.value` of ``hands`` (``trick`` on the table, led by
         ``leader``; ``ext`` the canonical capture chain)."""
-        self._grow()
+        self.grow(rehash)
         for s, h in enumerate(hands):
             self.hands[s] = h
         for i, m in enumerate(trick):

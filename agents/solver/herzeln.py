@@ -57,8 +57,8 @@ class HerzelnSolver(CompiledSearch, TrickSolver):
     JIT is on); None reads ``PARLOUR_JIT`` (`parlour.agents.solver.backend`).
     """
 
-    KERNEL = "herzeln_jit"
-    WHAT = "Herzeln search"
+    kernel_module = f"{__package__}.herzeln_jit"
+    kernel_what = "Herzeln search"
 
     def __init__(
         self,
@@ -91,7 +91,7 @@ class HerzelnSolver(CompiledSearch, TrickSolver):
         self.key = [self.suit[c] * 64 - self.strength[c] for c in range(n)]
         self.negative = sum(1 << c for c in range(n) if self.values[c] < 0)
 
-    def make_kernel(self, jit: Any) -> Any:
+    def new_kernel(self, jit: Any) -> Any:
         return jit.Kernel(self, self.tt_limit)
 
     def legal_mask(self, seat: int, trick: list[int], ext: Any = None) -> int:

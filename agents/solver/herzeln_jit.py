@@ -11,7 +11,7 @@ It is `fuenfzehnern_jit`'s search with Herzeln's rules: the same state (hands an
 trick in small int64 arrays, ``rec`` one ``@njit`` function calling itself for every
 card), the same shared transposition table with generations (`fuenfzehnern_jit.Table`:
 the solvers of both games share one; an entry of another generation is a free slot) and
-the same growth and clearing (`fuenfzehnern_jit.TableKernel`). Herzeln has no ``ext``:
+the same growth and clearing (`backend.KernelCounters`). Herzeln has no ``ext``:
 the table key's third word is ``generation << 16 | leader``, and an entry is ``lo + 128
 | (hi + 128) << 8 | (best lead + 1) << 16`` (a deal's points lie within ±80). The
 contract's card values, the trick order and the cards above each card are a table of
@@ -26,18 +26,22 @@ import warnings
 
 import numpy as np
 
+from .backend import KernelCounters
 from .backend import njit_cached as _jit
 from .fuenfzehnern_jit import (
+    _DEPTH,
     FILLED,
+    FIRST_SLOTS,
     GEN,
     INF,
     LIMIT,
     NODES,
-    TableKernel,
     _find,
     _index,
     _put,
     _to_front,
+    rehash,
+    shared_table,
 )
 
 #: ``par``: players, the solving side (bit per seat), points a trick, points of the
@@ -358,12 +362,17 @@ def card_table(strength, values, above, suit) -> np.ndarray:
     return tab
 
 
-class Kernel(TableKernel):
-    """The compiled search's state for one `HerzelnSolver`: `TableKernel`'s and the
-    contract's card table and parameters."""
+class Kernel(KernelCounters):
+    """The compiled search's state for one `HerzelnSolver`: its generation of the
+    table, its counters, its killer table, the contract's card table and parameters
+    and the position's arrays."""
 
     def __init__(self, solver, tt_limit: int):
-        super().__init__(tt_limit, _KILLERS)
+        self.take_table(shared_table(), FIRST_SLOTS, tt_limit)
+        self.killers = np.full(_KILLERS, -1, dtype=np.int8)
+        self.hands = np.zeros(4, dtype=np.int64)
+        self.trick = np.zeros(4, dtype=np.int64)
+        self.scratch = np.zeros((_DEPTH, 16), dtype=np.int64)
         self.keys = np.zeros(32, dtype=np.int64)
         self.tab = card_table(solver.strength, solver.values, solver.above, solver.suit)
         self.par = np.array(
@@ -390,7 +399,7 @@ class Kernel(TableKernel):
     ) -> int:
         """`TrickSolver.value` of ``hands`` (``trick`` on the table, led by
         ``leader``; Herzeln has no ``ext``)."""
-        self._grow()
+        self.grow(rehash)
         for s, h in enumerate(hands):
             self.hands[s] = h
         for i, m in enumerate(trick):
