@@ -7,8 +7,7 @@ entries are dropped; and so the same moves from the bots. Skipped where numba do
 import.
 
 The test set-up turns numba's JIT off for the suite (``tests/conftest.py``); the
-``compiled`` fixture turns it back on for this module while the kernel (and the
-Fünfzehnern kernel whose table it shares) is imported.
+``compiled`` fixture turns it back on for this module while the kernel is imported.
 """
 
 from __future__ import annotations
@@ -23,7 +22,6 @@ from helpers import (
     tiny_table_drops,
 )
 
-from parlour.agents.solver import fuenfzehnern_jit
 from parlour.agents.solver import herzeln as sh
 from parlour.agents.solver.tricks import INF, advance_random
 from parlour.envs.core.engine import TERMINAL
@@ -38,11 +36,10 @@ EARLY_END = ("no_hearts", "no_queens", "king_of_hearts")
 
 @pytest.fixture(scope="module")
 def compiled():
-    """The kernel module compiled (loaded from numba's cache after the first run),
-    with the Fünfzehnern kernel it takes its table from."""
-    from parlour.agents.solver import herzeln_jit
+    """The kernel module compiled (loaded from numba's cache after the first run)."""
+    from parlour.agents.solver import herzeln_jit as jit
 
-    with jit_on(fuenfzehnern_jit), jit_on(herzeln_jit) as module:
+    with jit_on(jit) as module:
         yield module
 
 
@@ -162,9 +159,8 @@ def test_a_table_that_is_cleared_and_drops_entries_keeps_every_value(
         rng = np.random.default_rng(5 + i)
         st = advance_random(game, rng, 5, lambda s: s.phase == Phase.TRICKS)
         fast, slow = pair(game, st, st.to_play, tt_limit=40)
-        # the table is Fünfzehnern's kernel's, shared with it
         dropped += tiny_table_drops(
-            fuenfzehnern_jit, fast, check_position, fast, slow, game, st
+            compiled, fast, check_position, fast, slow, game, st
         )
     assert dropped > 0
 

@@ -9,13 +9,13 @@ the speed differs.
 
 It is `fuenfzehnern_jit`'s search with Herzeln's rules: the same state (hands and open
 trick in small int64 arrays, ``rec`` one ``@njit`` function calling itself for every
-card), the same shared transposition table with generations (`fuenfzehnern_jit.Table`:
-the solvers of both games share one; an entry of another generation is a free slot) and
-the same growth and clearing (`backend.KernelCounters`). Herzeln has no ``ext``:
-the table key's third word is ``generation << 16 | leader``, and an entry is ``lo + 128
-| (hi + 128) << 8 | (best lead + 1) << 16`` (a deal's points lie within ±80). The
-contract's card values, the trick order and the cards above each card are a table of
-int64 rows (`card_table`).
+card), the same transposition table with generations (`Table`, shared by the Herzeln
+solvers of a process; an entry of another generation is a free slot) and the same
+growth and clearing (`backend.KernelCounters`). Herzeln has no ``ext``: the table key's
+third word is ``generation << 16 | leader``, and an entry is ``lo + 128 | (hi + 128)
+<< 8 | (best lead + 1) << 16`` (a deal's points lie within ±80). The contract's card
+values, the trick order and the cards above each card are a table of int64 rows
+(`card_table`).
 
 Compiled code is cached as for German Whist (`backend.njit_cached`).
 """
@@ -26,24 +26,22 @@ import warnings
 
 import numpy as np
 
-from .backend import KernelCounters
+from .backend import KernelCounters, SlotTable
 from .backend import njit_cached as _jit
-from .fuenfzehnern_jit import (
-    _DEPTH,
-    FILLED,
-    FIRST_SLOTS,
-    GEN,
-    INF,
-    LIMIT,
-    NODES,
-    _find,
-    _index,
-    _put,
-    _to_front,
-    rehash,
-    shared_table,
-)
 
+# The table's layout, probing and generations are `fuenfzehnern_jit`'s, and so are
+# its helpers here: copied, not imported (as in `forty_fives_jit`), since numba's cache
+# does not see a change to a compiled function of another module (a stale kernel)
+PROBE = 16  # slots tried for one key
+FIRST_SLOTS = 1 << 16  # 2 MB
+INF = 1 << 30
+#: the per-solver counters in ``stats``: positions searched (`TrickSolver.nodes`), the
+#: entries of its generation, entries overwritten, its generation, its table limit
+NODES, FILLED, DROPPED, GEN, LIMIT = 0, 1, 2, 3, 4
+_DEPTH = 64  # move lists of the nested calls (a deal is at most 32 cards, 40 calls)
+_M1 = -0x61C8864680B583EB  # 0x9E3779B97F4A7C15 as an int64
+_M2 = 0x2545F4914F6CDD1D
+_M3 = 0x27D4EB2F165667C5
 #: ``par``: players, the solving side (bit per seat), points a trick, points of the
 #: last trick, cards a suit, the cards worth points below zero, the suits' masks
 N_, SIDE, PER, LAST, RANKS, NEGATIVE, SUIT_MASK = 0, 1, 2, 3, 4, 5, 6
@@ -66,6 +64,8 @@ def compiled() -> bool:
 
 
 # --- the rules (`HerzelnSolver`) ------------------------------------------------------
+
+
 @_jit
 def _popcount(x):
     """The set bits of ``x`` (below bit 32)."""
@@ -73,6 +73,76 @@ def _popcount(x):
     x = (x & 0x33333333) + ((x >> 2) & 0x33333333)
     x = (x + (x >> 4)) & 0x0F0F0F0F
     return ((x * 0x01010101) & 0xFFFFFFFF) >> 24
+
+
+@_jit
+def _index(low):
+    """The card of a one-bit mask ``low`` (below bit 32): the bits below it, counted."""
+    return _popcount(low - 1)
+
+
+@_jit
+def _slot0(k1, k2, k3, size):
+    """The first slot of a key (``size`` a power of two, at most ``1 << 24``): the
+    three words mixed by multiplication, folded, multiplied again, bits 40 and up."""
+    x = int(k1) * _M1 + int(k2) * _M2 + int(k3) * _M3
+    x ^= x >> 31
+    x *= _M2
+    return (x >> 40) & (size - 1)
+
+
+@_jit
+def _find(tt, k1, k2, k3, gen):
+    """The index of the slot holding the key, else of the first free slot of its
+    probes (empty or of another generation), else -1."""
+    size = tt.size >> 2
+    h = _slot0(k1, k2, k3, size)
+    for p in range(PROBE):
+        slot = 4 * ((h + p) & (size - 1))
+        k = tt[slot + 2]
+        if k == k3 and tt[slot] == k1 and tt[slot + 1] == k2:
+            return slot
+        if k >> 16 != gen:
+            return slot
+    return -1
+
+
+@_jit
+def _put(tt, stats, k1, k2, k3, val):
+    """Store ``val`` for the key: in its slot, a free one, or over the first."""
+    slot = _find(tt, k1, k2, k3, stats[GEN])
+    if slot < 0:
+        slot = 4 * _slot0(k1, k2, k3, tt.size >> 2)
+        stats[DROPPED] += 1
+    elif tt[slot + 2] >> 16 != stats[GEN]:
+        stats[FILLED] += 1
+    tt[slot] = k1
+    tt[slot + 1] = k2
+    tt[slot + 2] = k3
+    tt[slot + 3] = val
+
+
+@_jit
+def rehash(old, new, stats):
+    """Copy the entries of ``stats``'s generation from table ``old`` into ``new``."""
+    stats[FILLED] = 0
+    gen = stats[GEN]
+    for slot in range(0, old.size, 4):
+        if old[slot + 2] >> 16 == gen:
+            _put(new, stats, old[slot], old[slot + 1], old[slot + 2], old[slot + 3])
+
+
+@_jit
+def _to_front(moves, nm, first):
+    """Move ``first`` to the front of ``moves[:nm]`` (if there, the rest in order)."""
+    if nm == 0 or moves[0] == first:
+        return
+    for p in range(1, nm):
+        if moves[p] == first:
+            for r in range(p, 0, -1):
+                moves[r] = moves[r - 1]
+            moves[0] = first
+            return
 
 
 @_jit
@@ -360,6 +430,17 @@ def card_table(strength, values, above, suit) -> np.ndarray:
     order = sorted(range(size), key=lambda c: (suit[c], -strength[c]))
     tab[ORDER, :size] = order
     return tab
+
+
+class Table(SlotTable):
+    """The shared table's class (4-word slots, `fuenfzehnern_jit`'s layout)."""
+
+    words = 4
+
+
+def shared_table() -> Table:
+    """The table the Herzeln solvers of this process share (made at the first call)."""
+    return Table.shared(FIRST_SLOTS)
 
 
 class Kernel(KernelCounters):
