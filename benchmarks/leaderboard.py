@@ -13,10 +13,11 @@ german_whist_v0=ckpt:runs/x``, a trained checkpoint).
 The games are stored in ``--db`` (a new file unless ``--append``); the document gets a
 table per game (openskill rating, win share and mean score with 95% CIs) and a plot per
 game in ``docs/leaderboard/``. ``--scale`` multiplies the games per table (0.1 for a
-quick look). The whole run takes about 25 minutes on the busy 2-core reference
-machine. ``--executor ray`` plays the leagues' batches as Ray tasks (one Ray for all of
-them: a local one, or the cluster at ``--address``; docs/scale-out.md); the games
-stored are the same.
+quick look). The whole run takes about 2.5 minutes on the 2-core reference machine
+with the compiled searches (load about 2, 2026-12-05; 8 minutes before Forty-Fives' and
+Herzeln's searches were compiled). ``--executor ray`` plays the leagues' batches as Ray
+tasks (one Ray for all of them: a local one, or the cluster at ``--address``;
+docs/scale-out.md); the games stored are the same.
 """
 
 from __future__ import annotations
