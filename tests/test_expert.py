@@ -195,8 +195,7 @@ def test_parlour_list_names_expert(capsys):
 def test_expert_reads_only_what_its_seat_may_know(game_name):
     """Deals that differ only in cards the expert's seat cannot see (the record's
     ``hidden_twins``) get the same moves from two experts seeded alike while the games
-    look the same to it: its samples (and in Forty-Fives the replays that weight
-    them) come from what the seat knows."""
+    look the same to it: its samples come from what the seat knows."""
     rng = np.random.default_rng(3)
     decided = 0
     for trial in range(4):

@@ -419,10 +419,16 @@ def test_a_ctrl_c_just_after_a_commit_is_counted_with_that_batch(tmp_path, monke
 
     monkeypatch.setattr(league_run, "insert_games", commit_then_ctrl_c)
     db = tmp_path / "late.sqlite"
-    run = league.run_league(ENV, ["random", "heuristic"], games=1000, db=db)
+    # Python's own Ctrl-C handler, as in a terminal: a test run started in the
+    # background of a non-interactive shell (`make test &`) inherits SIGINT ignored
+    inherited = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        run = league.run_league(ENV, ["random", "heuristic"], games=1000, db=db)
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    finally:
+        signal.signal(signal.SIGINT, inherited)
     assert run.interrupted
     assert run.stored == len(rows(db)) == 8  # the first batch, counted
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
 def test_checkpoint_agent_is_stored_with_its_weights_hash(tmp_path):
