@@ -20,7 +20,12 @@ from pathlib import Path
 from typing import Any
 
 from ..training import checkpoint as ckpt_io
-from ..training.policy import NumpyPolicy, PolicyAgent, SuitAverage, suit_renamings
+from ..training.policy import (
+    PolicyAgent,
+    SuitAverage,
+    make_policy,
+    suit_renamings,
+)
 from .spec import policy_suffix
 
 
@@ -55,7 +60,13 @@ class CheckpointAgent(PolicyAgent):
             game.observation_size,
             game.num_actions,
         )
-        policy = NumpyPolicy(weights, ckpt.manifest.get("activation", "tanh"))
+        policy = make_policy(
+            weights,
+            ckpt.manifest.get("activation", "tanh"),
+            env_name,
+            game,
+            canonical_form=ckpt.canonical_form,
+        )
         averaged = None
         if ckpt.suit_average if suit_average is None else suit_average:
             averaged = SuitAverage(policy, suit_renamings(env_name, game))

@@ -73,8 +73,8 @@ def test_pimc_teacher_labels_forty_fives_with_its_best_moves():
     # a game's labels depend on its deal, not on the games its worker played before
     mine = [True, False, True, False]
     jobs = [(seed, mine, "heuristic") for seed in dagger.round_seeds(0, 0, 2)]
-    both = dagger._play_chunk((*args, jobs, 0.0, 7, "pimc:2"))
-    second = dagger._play_chunk((*args, jobs[1:], 0.0, 7, "pimc:2"))
+    both = dagger._play_chunk((*args, False, jobs, 0.0, 7, "pimc:2"))
+    second = dagger._play_chunk((*args, False, jobs[1:], 0.0, 7, "pimc:2"))
     n = len(second.targets)
     assert n and np.array_equal(both.targets[-n:], second.targets)
 

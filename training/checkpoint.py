@@ -206,6 +206,12 @@ class Checkpoint:
         manifest's ``suit_average``; False where the manifest says nothing)."""
         return suit_average_of(self.manifest)
 
+    @property
+    def canonical_form(self) -> bool:
+        """Whether the network reads positions in their canonical form (its
+        manifest's ``canonical_form``: `parlour.training.policy.CanonicalPolicy`)."""
+        return canonical_form_of(self.manifest)
+
 
 #: the manifest field that asks for the suit-averaged policy
 SUIT_AVERAGE = "suit_average"
@@ -215,6 +221,21 @@ def suit_average_of(manifest: dict[str, Any]) -> bool:
     """Whether a manifest asks for the suit-averaged policy (False where it says
     nothing)."""
     return bool(manifest.get(SUIT_AVERAGE, False))
+
+
+#: the manifest field of a network fitted to positions in their canonical form
+CANONICAL_FORM = "canonical_form"
+
+
+def canonical_form_of(manifest: dict[str, Any]) -> bool:
+    """Whether a manifest's network reads positions in their canonical form (False
+    where it says nothing); CheckpointError for a value that is not true or false."""
+    value = manifest.get(CANONICAL_FORM, False)
+    if not isinstance(value, bool):
+        raise CheckpointError(
+            f"the manifest's {CANONICAL_FORM} must be true or false, got {value!r}"
+        )
+    return value
 
 
 def set_suit_average(directory: str | Path, on: bool) -> Path:

@@ -74,7 +74,14 @@ from ..progress import progress_bar
 from . import checkpoint as ckpt_io
 from .arena import play_game, seatings, teams_of
 from .imitation import _target_nll, _worker_init
-from .policy import ACTIVATIONS, NumpyPolicy, PolicyAgent, actor_state
+from .policy import (
+    ACTIVATIONS,
+    NumpyPolicy,
+    PolicyAgent,
+    actor_state,
+    canonicalizer,
+    make_policy,
+)
 from .policy import suit_renamings as index_renamings
 from .selfplay import TRAIN_SEED_LIMIT
 
@@ -127,6 +134,11 @@ class Settings:
     """fit each decisive row under a random renaming of the four suits (German
     Whist's rules treat them alike, so the renamed row's optimal moves are the renamed
     ones): 24 positions for each one labelled"""
+    canonical_form: bool = False
+    """the network reads positions in their canonical form (the env record's
+    ``canonical_form``; German Whist's stage 2: ranks compressed, suits in order): it
+    plays and is fitted that way, and its checkpoints say so. A source that reads them
+    so already implies it. It replaces ``suit_symmetry``, whose renamings it undoes"""
 
 
 @dataclass
@@ -179,6 +191,20 @@ class RoundData:
                 f["decisive"],
                 json.loads(str(f["stats"])),
             )
+
+
+def canonical_rows(data: RoundData, env_name: str, game: Any) -> RoundData:
+    """The rows with every observation in its canonical form (the env record's
+    ``canonical_form``) and the masks and targets renamed with it; the stats as they
+    were."""
+    observations, index = canonicalizer(env_name, game)(data.observations)
+    return RoundData(
+        observations,
+        np.take_along_axis(data.masks, index, axis=1),
+        np.take_along_axis(data.targets, index, axis=1),
+        data.decisive,
+        data.stats,
+    )
 
 
 class Actor(torch.nn.Module):
@@ -343,10 +369,15 @@ class _Recorder(Agent):
 
 def _play_chunk(args: tuple) -> RoundData:
     """Play one chunk of games of the network and keep its decisions (a worker job):
-    a job is (deal seed, the seats the network takes, the opponents' spec)."""
-    env_name, env_options, state, activation, jobs, anchor_fraction, seed, teach = args
+    ``args`` is (env name, env options, the network's weights, activation, whether it
+    reads canonical positions, jobs, anchor fraction, seed, teacher spec); a job is
+    (deal seed, the seats the network takes, the opponents' spec)."""
+    env_name, env_options, state, activation, canonical, *rest = args
+    jobs, anchor_fraction, seed, teach = rest
     env = envs.make(env_name, **env_options)
-    policy = PolicyAgent(NumpyPolicy(state, activation), "dagger")
+    game = env.unwrapped.game
+    network = make_policy(state, activation, env_name, game, canonical)
+    policy = PolicyAgent(network, "dagger")
     teacher = Teacher(teach, env_name, env_options)
     learner = _Recorder(policy, teacher, anchor_fraction, seed)
     opponents: dict[str, Agent] = {}
@@ -365,7 +396,6 @@ def _play_chunk(args: tuple) -> RoundData:
         play_game(env, players, seed=game_seed)
         learner.stats["games"] += 1
     env.close()
-    game = env.unwrapped.game
     return learner.data(game.observation_size, game.num_actions)
 
 
@@ -406,6 +436,7 @@ def play_round(
             env_options,
             state,
             activation,
+            settings.canonical_form,
             jobs[start : start + size],
             settings.anchor_fraction,
             settings.seed * 1_000_003 + round_index * 1009 + start,
@@ -431,7 +462,7 @@ def play_round(
             results = pool.imap(_play_chunk, chunks)  # in order, as each finishes
         for chunk, part in zip(chunks, results, strict=True):
             parts.append(part)
-            bar.update(len(chunk[4]))
+            bar.update(len(chunk[5]))
     return RoundData.concatenate(parts)
 
 
@@ -622,6 +653,9 @@ def check_settings(settings: Settings) -> ckpt_io.Checkpoint:
     env_name, options = loaded.env_name, loaded.env_options
     if settings.suit_symmetry:
         check_suit_symmetry(env_name)
+    check_canonical_form(
+        settings.canonical_form or loaded.canonical_form, settings, env_name
+    )
     Teacher(settings.teacher, env_name, options)  # a teacher the env lacks
     if loaded.manifest.get("activation") not in ACTIVATIONS:
         raise ValueError(f"{settings.source}: unknown activation")
@@ -640,6 +674,22 @@ def check_settings(settings: Settings) -> ckpt_io.Checkpoint:
             except (ValueError, FileNotFoundError) as err:
                 raise ValueError(f"opponent {spec!r}: {err}") from None
     return loaded
+
+
+def check_canonical_form(on: bool, settings: Any, env_name: str) -> None:
+    """ValueError (one line) where a run fits positions in their canonical form
+    (``on``: asked for, or the source's) in an env that has none, or also renames
+    their suits at random."""
+    if not on:
+        return
+    if not envs.record(env_name).canonical_form:
+        canonicalizer(env_name, None)  # its one line
+    if settings.suit_symmetry:
+        raise ValueError(
+            "suit_symmetry renames the suits that canonical_form puts in order: "
+            "choose one (the source reads canonical positions, or --canonical-form "
+            "was given)"
+        )
 
 
 def _stored(run_dir: Path) -> tuple[Settings | None, list[dict[str, Any]]]:
@@ -683,10 +733,16 @@ def run(
             "it holds, or choose another --run-dir"
         )
     loaded = check_settings(settings)
+    if loaded.canonical_form and not settings.canonical_form:
+        settings = dataclasses.replace(settings, canonical_form=True)
+        say("the source reads positions in their canonical form: so does the run")
     env_name, options = loaded.env_name, loaded.env_options
+    game = envs.make(env_name, raw=True, **options).game
     activation = loaded.manifest["activation"]
     source_state = ckpt_io.to_numpy(loaded.tensors["policy"])
-    source_policy = NumpyPolicy(source_state, activation)
+    source_policy = make_policy(
+        source_state, activation, env_name, game, loaded.canonical_form
+    )
     done = len(records)
     state = (
         ckpt_io.to_numpy(ckpt_io.load(path).tensors["policy"]) if done else source_state
@@ -702,9 +758,7 @@ def run(
     torch.manual_seed(settings.seed)
     renaming = None
     if settings.suit_symmetry:
-        renaming = suit_renamings(
-            env_name, envs.make(env_name, raw=True, **options).game
-        )
+        renaming = suit_renamings(env_name, game)
     checkpoint = ckpt_io.resolve(path) if done else None
     # the rounds' kept decisions, read from disk once (a resumed run's earlier rounds)
     parts = [RoundData.load(path / "data" / f"round-{i}.npz") for i in range(done)]
@@ -718,6 +772,8 @@ def run(
             played = time.time() - started
             parts.append(data)
             every = RoundData.concatenate(parts)
+            if settings.canonical_form:
+                every = canonical_rows(every, env_name, game)
             held = np.concatenate(
                 [held_out_rows(p, settings.seed, i) for i, p in enumerate(parts)]
             )
@@ -778,6 +834,8 @@ def _save_round(
         "round": round_index + 1,
         "source_weights_sha256": source.manifest["weights_sha256"],
     }
+    if settings.canonical_form:
+        body[ckpt_io.CANONICAL_FORM] = True
     name = f"checkpoints/round-{round_index + 1}"
     out = ckpt_io.save(path / name, {"policy": ckpt_io.to_torch(actor.state())}, body)
     ckpt_io.write_json_atomic(path / ckpt_io.LATEST, {"checkpoint": name})

@@ -50,13 +50,15 @@ from .dagger import (
     Actor,
     RoundData,
     _source_checkpoint,
+    canonical_rows,
+    check_canonical_form,
     check_suit_symmetry,
     fit_step,
     held_out_rows,
     suit_renamings,
 )
 from .exploit import _positive
-from .policy import NumpyPolicy, actor_state
+from .policy import NumpyPolicy, actor_state, make_policy
 
 FIGURES = "distil.json"
 
@@ -87,6 +89,11 @@ class Settings:
     """weight of the KL divergence to the source on the anchor rows"""
     suit_symmetry: bool = False
     """fit each decisive row under a random renaming of the four suits"""
+    canonical_form: bool = False
+    """fit the network to positions in their canonical form (the env record's
+    ``canonical_form``; German Whist's stage 2), which it then reads (the checkpoint
+    says so); a source that reads them so already implies it. It replaces
+    ``suit_symmetry``, whose renamings it undoes"""
     seed: int = 0
     """seeds the new units' weights, the shuffles and the renamings"""
 
@@ -322,6 +329,11 @@ def check_settings(settings: Settings) -> ckpt_io.Checkpoint:
     loaded = ckpt_io.load(_source_checkpoint(settings.source))
     if settings.suit_symmetry:
         check_suit_symmetry(loaded.env_name)
+    check_canonical_form(
+        settings.canonical_form or loaded.canonical_form,
+        settings,
+        loaded.env_name,
+    )
     if settings.hidden:
         if loaded.manifest.get("activation") != "relu":
             raise ValueError("hidden widens ReLU networks only")
@@ -337,6 +349,9 @@ def run(
     out = Path(out)
     ckpt_io.check_output_path(out, directory=True, what="output checkpoint")
     loaded = check_settings(settings)
+    if loaded.canonical_form and not settings.canonical_form:
+        settings = dataclasses.replace(settings, canonical_form=True)
+        say("the source reads positions in their canonical form: so does the refit")
     rows = load_runs(settings.data)
     game = envs.make(loaded.env_name, raw=True, **loaded.env_options).game
     if rows.data.observations.shape[1] != game.observation_size:
@@ -344,9 +359,13 @@ def run(
             f"the runs' rows have {rows.data.observations.shape[1]} observation "
             f"features, {loaded.env_name}'s observation {game.observation_size}"
         )
+    if settings.canonical_form:
+        rows.data = canonical_rows(rows.data, loaded.env_name, game)
     activation = loaded.manifest["activation"]
     source_state = ckpt_io.to_numpy(loaded.tensors["policy"])
-    source = NumpyPolicy(source_state, activation)
+    source = make_policy(
+        source_state, activation, loaded.env_name, game, loaded.canonical_form
+    )
     reference = torch.from_numpy(
         _log_softmax_masked(
             source.logits(rows.data.observations), rows.data.masks
@@ -380,6 +399,8 @@ def run(
     body["distil"] = {
         k: list(v) if isinstance(v, tuple) else v for k, v in record.items()
     }
+    if settings.canonical_form:
+        body[ckpt_io.CANONICAL_FORM] = True
     path = ckpt_io.save(out, {"policy": ckpt_io.to_torch(best)}, body)
     ckpt_io.write_json_atomic(
         path / FIGURES,
@@ -406,6 +427,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
             "--" + name.replace("_", "-"), type=float, default=getattr(defaults, name)
         )
     parser.add_argument("--suit-symmetry", action="store_true")
+    parser.add_argument(
+        "--canonical-form",
+        action="store_true",
+        help="fit (and read) positions in their canonical form (German Whist's "
+        "stage 2: ranks compressed, suits in order)",
+    )
 
 
 def run_command(args: argparse.Namespace) -> int:

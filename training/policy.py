@@ -14,9 +14,10 @@ models read.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -113,6 +114,61 @@ class NumpyPolicy:
     ) -> int:
         """The greedy legal action, or one sampled from the masked softmax."""
         return pick(self.logits(observation), mask, rng, deterministic)
+
+
+class CanonicalPolicy(NumpyPolicy):
+    """A network fitted to positions in their canonical form (the env record's
+    ``canonical_form``; German Whist's stage 2: ranks compressed, suits in order): each
+    observation is put in that form before the network reads it, and its logits are
+    mapped back to the real moves. The checkpoint's manifest says so
+    (``canonical_form``: `parlour.training.checkpoint.canonical_form_of`), and every
+    agent built on it plays this way: it is the network's input, not a way of playing
+    it."""
+
+    def __init__(
+        self,
+        state_dict: Mapping[str, np.ndarray],
+        activation: str,
+        canonical: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]],
+    ):
+        super().__init__(state_dict, activation)
+        self.canonical = canonical
+
+    def logits(self, observation: np.ndarray) -> np.ndarray:
+        x, action_index = self.canonical(observation)
+        scores = super().logits(x)  # canonical move j is real move action_index[j]
+        return np.take_along_axis(scores, np.argsort(action_index, axis=-1), axis=-1)
+
+
+def canonicalizer(
+    env_name: str, game: Any
+) -> Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]:
+    """The env record's ``canonical_form`` for ``game``, as a function of the
+    observations; ValueError (one line) for an env that has none."""
+    from .. import envs
+
+    record = envs.record(env_name)
+    if not record.canonical_form:
+        having = ", ".join(r.name for r in envs.records() if r.canonical_form)
+        raise ValueError(
+            f"{env_name} has no canonical form of its positions (a network's input); "
+            f"envs that have one: {having or 'none'}"
+        )
+    return functools.partial(record.load("canonical_form"), game)
+
+
+def make_policy(
+    state_dict: Mapping[str, np.ndarray],
+    activation: str,
+    env_name: str,
+    game: Any,
+    canonical_form: bool = False,
+) -> NumpyPolicy:
+    """The network of ``state_dict``: a `CanonicalPolicy` where it was fitted to
+    positions in their canonical form, else a `NumpyPolicy`."""
+    if canonical_form:
+        return CanonicalPolicy(state_dict, activation, canonicalizer(env_name, game))
+    return NumpyPolicy(state_dict, activation)
 
 
 def pick(

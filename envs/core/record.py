@@ -49,6 +49,13 @@ class GameRecord:
     """``"module:function"``: ``function(game, perm)`` gives the index arrays that
     rename the four suits of an observation and of an action vector, where the rules
     treat the suits alike (DAgger's and the refit's ``suit_symmetry``)"""
+    canonical_form: str = ""
+    """``"module:function"``: ``function(game, observations)`` gives ``(canonical,
+    action_index)``: the observations (any leading shape) mapped to one position of
+    those that are the same game, where the game has such a form, and the renaming of
+    the actions (canonical action ``j`` is real action ``action_index[..., j]``): the
+    input of a network fitted with ``canonical_form`` (`parlour.training.policy.
+    CanonicalPolicy`)"""
     exact_yardstick: str = ""
     """``"module:attribute"`` of the game's exact yardstick (a
     `parlour.training.yardsticks.Yardstick`: what it measures and its report), where
@@ -159,6 +166,7 @@ HOOKS = (
     "extra_agents",
     "exact_moves",
     "suit_renaming",
+    "canonical_form",
     "exact_yardstick",
     "expert",
     "batched",

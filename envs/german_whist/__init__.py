@@ -18,6 +18,7 @@ GAME = GameRecord(
     extra_agents="parlour.agents.solver.german_whist:make_agent",
     exact_moves="parlour.agents.solver.german_whist:optimal_moves",
     suit_renaming="parlour.envs.german_whist.observation:suit_permutation",
+    canonical_form="parlour.envs.german_whist.observation:canonical_form",
     extra_kinds=("solver", "pimc:N"),
     tips_studies=("agreement",),
     exact_yardstick="parlour.training.yardsticks:STAGE2",

@@ -184,6 +184,76 @@ def suit_permutation(
     return obs_index, card_index
 
 
+def canonical_form(
+    game: GermanWhist, observations: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Stage-2 observations in their canonical form, and the renaming of the cards that
+    gives it: ``(canonical, card_index)``, where card ``j`` of a canonical position was
+    card ``card_index[..., j]`` of the real one (int64, ``observations.shape[:-1] +
+    (n,)``; the actions are the cards, so ``mask[..., card_index]`` is the canonical
+    position's mask). Stage 2 is open and only the order of the cards still in play
+    counts (who must follow, who wins a trick), so three renamings leave the position
+    the same game, with the same value and the renamed best cards:
+
+    * *ranks compressed*: in each suit the cards still in play (unplayed, or led to the
+      current trick) take the top ranks and the cards out of play the bottom ones, each
+      group in its own order (the jokers stay);
+    * *suits in order*: trumps become the first suit, the plain suits follow in the
+      order of what they hold (who holds each of their cards, from the top), as the
+      rules treat the suits alike;
+    * *what stage 2 cannot use is cleared*: the voids shown (the hands are open) and, in
+      German Whist, where the winner is whoever takes 7 of the 13 stage-2 tricks, the
+      stage-1 tricks and the dealer.
+
+    Positions that differ only in which low cards are gone, which suit is which, or how
+    stage 1 went then look alike: a network generalises across them, where on the real
+    positions it must learn each one (``tests/test_german_whist.py`` checks the value
+    and the best cards with the exact solver). Rows of stage 1, whose unplayed cards
+    include hidden ones, are returned as they are (the identity)."""
+    n = game.deck.size
+    obs = np.asarray(observations, dtype=np.float32)
+    flat = obs.reshape(-1, obs.shape[-1])
+    index = np.broadcast_to(np.arange(n, dtype=np.int64), (len(flat), n)).copy()
+    rows = np.flatnonzero(flat[:, 8 * n + 8] > 0.5)  # stage 2
+    out = flat.copy()
+    if not rows.size:
+        return out.reshape(obs.shape), index.reshape(obs.shape[:-1] + (n,))
+    x = flat[rows]
+    live = (x[:, 4 * n : 5 * n] < 0.5) | (x[:, 5 * n : 6 * n] > 0.5)
+    # who holds each card: 1 me, 2 the opponent, 3 led to this trick, 0 out of play
+    holder = (
+        (x[:, :n] > 0.5) + 2 * (x[:, n : 2 * n] > 0.5) + 3 * (x[:, 5 * n : 6 * n] > 0.5)
+    ).astype(np.int64)
+    suit = np.asarray(game.deck.suit)
+    trump = x[:, 8 * n : 8 * n + 4].argmax(axis=1)
+    compressed = np.empty((len(rows), 4, 13), dtype=np.int64)  # old card of new rank
+    key = np.empty((len(rows), 4), dtype=np.int64)
+    weights = 4 ** np.arange(12, -1, -1, dtype=np.int64)
+    for s in range(4):
+        ids = np.flatnonzero(suit == s)  # the ace first
+        # stable: the live cards first, each group in rank order
+        order = np.argsort(~live[:, ids], axis=1, kind="stable")
+        compressed[:, s] = ids[order]
+        key[:, s] = np.take_along_axis(holder[:, ids], order, axis=1) @ weights
+    key[np.arange(len(rows)), trump] = np.iinfo(np.int64).max  # trumps first
+    suits = np.argsort(-key, axis=1, kind="stable")  # new suit t was old suit suits[t]
+    for t in range(4):
+        ids = np.flatnonzero(suit == t)
+        index[rows[:, None], ids] = compressed[np.arange(len(rows)), suits[:, t]]
+    blocks = x[:, : 8 * n].reshape(len(rows), 8, n)
+    renamed = np.take_along_axis(blocks, index[rows, None, :], axis=2)
+    y = out[rows]
+    y[:, : 8 * n] = renamed.reshape(len(rows), 8 * n)
+    y[:, 8 * n : 8 * n + 4] = 0.0
+    y[:, 8 * n] = 1.0  # trumps are the first suit
+    y[:, 8 * n + 4 : 8 * n + 8] = 0.0  # shown voids: the hands are open
+    if not game.honeymoon:  # the winner takes 7 of the 13 stage-2 tricks
+        y[:, 8 * n + 10] = 0.0  # the dealer
+        y[:, 8 * n + 12 : 8 * n + 14] = 0.0  # stage-1 tricks
+    out[rows] = y
+    return out.reshape(obs.shape), index.reshape(obs.shape[:-1] + (n,))
+
+
 def render(game: GermanWhist, state: State, viewer: int | None = None) -> str:
     """The table as text: all hands when ``viewer`` is None, else what that seat may
     see."""
