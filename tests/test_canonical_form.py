@@ -234,3 +234,37 @@ def test_distil_fits_canonical_rows_and_writes_the_flag(tmp_path):
     with pytest.raises(ValueError, match="choose one"):
         distil.run(bad, tmp_path / "bad", say=lambda _: None)
     assert not (tmp_path / "bad").exists()
+
+
+def test_expert_teacher_labels_where_the_search_overrides_the_network():
+    """The ``expert`` teacher: in stage 1 a label only where PIMC over the network's
+    card plays a card of another class (the label is that class, without the
+    network's card), in stage 2 the exact solver's optimal cards; a game's labels
+    depend on its deal only."""
+    from parlour.agents.solver.german_whist import pimc_choice
+
+    loaded = ckpt_io.load(dagger._source_checkpoint(SOURCE))
+    state = ckpt_io.to_numpy(loaded.tensors["policy"])
+    args = (ENV, {}, state, "relu", False)
+    jobs = [(s, [True, False], "heuristic") for s in dagger.round_seeds(5, 0, 6)]
+    data = dagger._play_chunk((*args, jobs, 1.0, 7, "expert"))
+    stage2 = data.observations[:, 8 * 52 + 8] > 0.5
+    first = data.decisive & ~stage2
+    assert first.any() and (data.decisive & stage2).any()
+    # the network's own card is never in a stage-1 label: it was overridden
+    network = CheckpointAgent(str(loaded.path), ENV, suit_average=False).policy
+    picks = network.logits(data.observations[first])
+    picks = np.where(data.masks[first], picks, -np.inf).argmax(1)
+    assert not data.targets[first][np.arange(len(picks)), picks].any()
+    again = dagger._play_chunk((*args, jobs[3:], 1.0, 7, "expert"))
+    tail = slice(len(data.decisive) - len(again.decisive), None)
+    np.testing.assert_array_equal(again.targets, data.targets[tail])
+    # pimc_choice is what pimc_card plays
+    game = envs.make(ENV, raw=True).game
+    st, seat = next((s, p) for s, p in _decisions(game, 4, 2) if s.stage == 1)
+    cards, _ = pimc_choice(game, st, seat, 8, np.random.default_rng(3))
+    from parlour.agents.solver.german_whist import pimc_card
+
+    assert pimc_card(game, st, seat, 8, np.random.default_rng(3)) == cards[0]
+    with pytest.raises(ValueError, match="teacher 'expert' labels german_whist_v0"):
+        dagger.Teacher("expert", "forty_fives_v0", {})

@@ -240,7 +240,7 @@ def test_interrupted_run_keeps_rounds_and_resumes_to_the_same_weights(
         ({"opponents": ("bogus",)}, "opponent 'bogus'"),
         ({"source": "pretrained:nope"}, "no pretrained agent named nope"),
         ({"source": FORTY_FIVES}, "no exact solver.*its teacher: solver or pimc:N"),
-        ({"teacher": "heuristic"}, "teacher must be exact, solver or pimc:N"),
+        ({"teacher": "heuristic"}, "teacher must be exact, expert, solver or pimc:N"),
         ({"teacher": "solver"}, "the PIMC teacher labels .* not german_whist_v0"),
         ({"source": FORTY_FIVES, "teacher": "pimc:0"}, "PIMC samples must be"),
     ],

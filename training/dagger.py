@@ -87,6 +87,7 @@ from .selfplay import TRAIN_SEED_LIMIT
 
 SELF = "self"
 EXACT = "exact"
+EXPERT = "expert"
 HELD_OUT = 0.05  # share of each round's decisive rows held out of every fit
 SETTINGS = "dagger.json"
 ROUNDS = "rounds.json"
@@ -125,7 +126,9 @@ class Settings:
     """seeds the deals, the shuffles and the kept share"""
     teacher: str = EXACT
     """who labels the positions: ``exact`` (the env's exact solver, every optimal
-    move: German Whist's stage 2) or a PIMC bot, ``solver`` or ``pimc:N``, of a trick
+    move: German Whist's stage 2), ``expert`` (expert iteration, German Whist: where
+    the ``expert`` agent's search over the network's own move plays another, the moves
+    it plays; stage 2 exactly), or a PIMC bot, ``solver`` or ``pimc:N``, of a trick
     game with one (Forty-Fives, Fünfzehnern, Herzeln: every move of the best mean
     value over its sampled deals, where the bot searches)"""
     workers: int = 1
@@ -271,12 +274,23 @@ def _pimc_bot(spec: str, env_name: str, env_options: dict[str, Any]) -> Any:
 
 
 class Teacher:
-    """The labeller of a teacher spec (`Settings.teacher`): called on a turn, the best
-    moves (sorted), or None where it knows nothing. ValueError (one line) for a spec
-    the env has no such teacher for."""
+    """The labeller of a teacher spec (`Settings.teacher`): called on a turn and the
+    network's move there, the best moves (sorted), or None where it knows nothing.
+    ValueError (one line) for a spec the env has no such teacher for."""
 
     def __init__(self, spec: str, env_name: str, env_options: dict[str, Any]):
         self.bot: Any = None
+        self.search: Any = None
+        if spec == EXPERT:
+            record = envs.record(env_name)
+            if not record.expert_labels:
+                having = [r.name for r in envs.records() if r.expert_labels]
+                raise ValueError(
+                    f"teacher {EXPERT!r} labels {', '.join(having)}, not {env_name}"
+                )
+            self.search = record.load("expert_labels")
+            self.rng = np.random.default_rng(0)
+            return
         if spec == EXACT:
             try:
                 self.optimal = agents_mod.exact_moves(env_name)
@@ -287,7 +301,9 @@ class Teacher:
                 ) from None
             return
         if spec.split(":", 1)[0] not in ("solver", "pimc"):
-            raise ValueError(f"teacher must be {EXACT}, solver or pimc:N, got {spec!r}")
+            raise ValueError(
+                f"teacher must be {EXACT}, {EXPERT}, solver or pimc:N, got {spec!r}"
+            )
         self.bot = _pimc_bot(spec, env_name, env_options)
         if self.bot is None:
             having = [n for n in envs.names() if _pimc_bot("solver", n, {}) is not None]
@@ -297,11 +313,15 @@ class Teacher:
             )
 
     def reset(self, seed: int) -> None:
-        """Reseed a PIMC teacher's samples (each game's labels depend on its deal)."""
+        """Reseed a search teacher's samples (each game's labels depend on its deal)."""
         if self.bot is not None:
             self.bot.reset(seed=seed)
+        if self.search is not None:
+            self.rng = np.random.default_rng(seed)
 
-    def __call__(self, turn: Turn) -> list[int] | None:
+    def __call__(self, turn: Turn, move: int) -> list[int] | None:
+        if self.search is not None:
+            return self.search(turn.game, turn.state, turn.seat, move, self.rng)
         if self.bot is None:
             return self.optimal(turn.game, turn.state)
         values = self.bot.search(turn)
@@ -335,7 +355,7 @@ class _Recorder(Agent):
         action = int(self.policy.act(turn))
         mask = turn.mask.astype(bool)
         self.stats["decisions"] += 1
-        best = self.optimal(turn)
+        best = self.optimal(turn, action)
         if best is None:
             if self.rng.random() < self.anchor_fraction:
                 self._keep(turn.observation, mask, np.zeros_like(mask), False)

@@ -56,6 +56,11 @@ class GameRecord:
     the actions (canonical action ``j`` is real action ``action_index[..., j]``): the
     input of a network fitted with ``canonical_form`` (`parlour.training.policy.
     CanonicalPolicy`)"""
+    expert_labels: str = ""
+    """``"module:function"``: ``function(game, state, seat, move, rng)`` gives the moves
+    the ``expert`` agent's search plays where it overrides the network's ``move`` (and,
+    where the expert plays exactly, every optimal move), else None: DAgger's
+    ``expert`` teacher (expert iteration)"""
     exact_yardstick: str = ""
     """``"module:attribute"`` of the game's exact yardstick (a
     `parlour.training.yardsticks.Yardstick`: what it measures and its report), where
@@ -167,6 +172,7 @@ HOOKS = (
     "exact_moves",
     "suit_renaming",
     "canonical_form",
+    "expert_labels",
     "exact_yardstick",
     "expert",
     "batched",

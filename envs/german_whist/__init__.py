@@ -24,6 +24,7 @@ GAME = GameRecord(
     exact_yardstick="parlour.training.yardsticks:STAGE2",
     batched="parlour.envs.batch.german_whist:GermanWhistBatch",
     expert="parlour.envs.german_whist.hooks:expert",
+    expert_labels="parlour.envs.german_whist.hooks:expert_labels",
     decided_by="parlour.envs.german_whist.hooks:decided_by",
     text_view="parlour.text.views:german_whist",
     text_rules="parlour.text.rules:german_whist",

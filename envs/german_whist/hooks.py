@@ -75,3 +75,20 @@ def expert(network: Any, game: Any, seed: int | None) -> Any:
 
     samples = EXPERT_SAMPLES["honeymoon" if game.honeymoon else "german"]
     return PIMCAgent(samples, seed=seed, base_agent=network)
+
+
+def expert_labels(
+    game: Any, state: Any, seat: int, move: int, rng: np.random.Generator
+) -> list[int] | None:
+    """What the ``expert`` agent's search says of the network's ``move`` (DAgger's
+    ``expert`` teacher): in stage 1, where PIMC over the move (the expert's samples,
+    stage 2 solved exactly) clearly prefers another card, the class of equivalent cards
+    it plays instead, else None (it keeps the move); in stage 2 every optimal card (the
+    expert plays stage 2 exactly)."""
+    from ...agents.solver.german_whist import optimal_moves, pimc_choice
+
+    if state.stage == 2:
+        return optimal_moves(game, state)
+    samples = EXPERT_SAMPLES["honeymoon" if game.honeymoon else "german"]
+    cards, overridden = pimc_choice(game, state, seat, samples, rng, base=move)
+    return sorted(cards) if overridden else None

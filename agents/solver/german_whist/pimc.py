@@ -446,6 +446,22 @@ def pimc_card(
     equivalent cards, one from the Seen row (the opponent knows it already), else the
     weakest.
     """
+    return pimc_choice(game, state, seat, samples, rng, base, margin, solver)[0][0]
+
+
+def pimc_choice(
+    game: GermanWhist,
+    state: State,
+    seat: int,
+    samples: int,
+    rng: np.random.Generator,
+    base: int | None = None,
+    margin: int | None = None,
+    solver: Stage2Solver | None = None,
+) -> tuple[list[int], bool]:
+    """What `pimc_card` plays, as ``(cards, overridden)``: the class of equivalent cards
+    it plays from (the card it plays first), and whether the search overrode the base
+    card (the class is then not the base card's)."""
     if base is None:
         base = rollout_card(game, state, seat)
     if margin is None:
@@ -455,7 +471,7 @@ def pimc_card(
     classes = _stage1_classes(game, state, seat, know)
     best = max(values.values())
     if (best - values[base]) * samples < margin - 1e-9:
-        return next(cls[0] for cls in classes if base in cls)
+        return next(cls for cls in classes if base in cls), False
     tied = [cls for cls in classes if values[cls[0]] >= best - 1e-9]
     roll = Rollout(game, state.trump_mask)
     out = know.pack & ~know.played & ~know.hand
@@ -464,4 +480,4 @@ def pimc_card(
     def cost(cls: list[int]) -> tuple:
         return (roll._value(cls[0], out), strength[cls[0]], cls[0])
 
-    return min(tied, key=cost)[0]
+    return min(tied, key=cost), True
