@@ -221,3 +221,17 @@ def tiny_table_drops(
     assert 8 < kernel.table.slots <= 128
     assert kernel.stats[kernels.GEN] > 1
     return kernel.dropped
+
+
+def without_canonical_form(name: str, out: Any) -> str:
+    """The shipped model ``name`` saved at ``out`` as a network that reads its positions
+    as they are (its manifest's ``canonical_form`` left out): a source for the fits that
+    rename suits at random, which a canonical network refuses."""
+    from parlour.training import checkpoint as ckpt_io
+    from parlour.training.dagger import _DROPPED
+    from parlour.training.pretrained import named
+
+    loaded = ckpt_io.load(named(name))
+    drop = (*_DROPPED, ckpt_io.CANONICAL_FORM)
+    body = {k: v for k, v in loaded.manifest.items() if k not in drop}
+    return str(ckpt_io.save(out, {"policy": loaded.tensors["policy"]}, body))

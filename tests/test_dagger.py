@@ -9,6 +9,7 @@ import json
 import numpy as np
 import pytest
 import torch
+from helpers import without_canonical_form
 
 from parlour.agents.checkpoint import CheckpointAgent
 from parlour.training import checkpoint as ckpt_io
@@ -337,7 +338,9 @@ def test_suit_renaming_renames_observation_mask_and_optimal_moves(seed, variant)
 
 
 def test_suit_symmetry_fits_and_is_refused_where_suits_differ(tmp_path):
-    run = dagger.run(tiny(rounds=1, suit_symmetry=True), tmp_path / "a", say=print)
+    raw = without_canonical_form(ENV, tmp_path / "raw")
+    settings = tiny(source=raw, rounds=1, suit_symmetry=True)
+    run = dagger.run(settings, tmp_path / "a", say=print)
     assert run.records[0]["held_out_optimal"] is not None
     assert ckpt_io.load(tmp_path / "a").manifest["dagger"]["suit_symmetry"] is True
     other = tiny(source=FORTY_FIVES, suit_symmetry=True)
@@ -346,12 +349,15 @@ def test_suit_symmetry_fits_and_is_refused_where_suits_differ(tmp_path):
 
 
 def test_a_run_stored_before_the_teacher_setting_resumes_with_the_exact_one(tmp_path):
-    """Runs written before ``teacher`` existed hold no such field: they resume with
-    the exact solver, the only teacher there was."""
-    dagger.run(tiny(rounds=1), tmp_path / "old", say=lambda _: None)
+    """Runs written before ``teacher`` (and ``canonical_form``) existed hold no such
+    field: they resume with the exact solver, the only teacher there was, on the
+    positions as they are."""
+    raw = without_canonical_form(ENV, tmp_path / "raw")
+    dagger.run(tiny(source=raw, rounds=1), tmp_path / "old", say=lambda _: None)
     stored = json.loads((tmp_path / "old" / dagger.SETTINGS).read_text())
-    del stored["teacher"]
+    del stored["teacher"], stored["canonical_form"]
     (tmp_path / "old" / dagger.SETTINGS).write_text(json.dumps(stored))
     settings, records = dagger._stored(tmp_path / "old")
-    assert settings == tiny(rounds=1) and settings.teacher == "exact"
+    assert settings == tiny(source=raw, rounds=1) and settings.teacher == "exact"
+    assert not settings.canonical_form
     assert len(records) == 1

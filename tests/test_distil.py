@@ -10,6 +10,7 @@ import json
 import numpy as np
 import pytest
 import torch
+from helpers import without_canonical_form
 
 from parlour.agents.checkpoint import CheckpointAgent
 from parlour.training import checkpoint as ckpt_io
@@ -95,7 +96,10 @@ def tiny(runs, **changes) -> distil.Settings:
 
 def test_run_writes_the_best_epoch_as_a_wider_checkpoint(runs, tmp_path):
     out = tmp_path / "wide"
-    settings = tiny(runs, hidden=(320, 256, 256), suit_symmetry=True, epochs=3)
+    raw = without_canonical_form(ENV, tmp_path / "raw")
+    settings = tiny(
+        runs, source=raw, hidden=(320, 256, 256), suit_symmetry=True, epochs=3
+    )
     path, history = distil.run(settings, out, say=lambda _: None)
     assert history[0].epoch == 0 and 2 <= len(history) <= 4
     loaded = ckpt_io.load(path)

@@ -37,3 +37,39 @@ python -m parlour.training.pretrained runs/distil-256x2 --command-file command.s
 # (the manifest's suit_average; docs/results.md, "averaging over the suit renamings")
 python -c "from parlour.training.checkpoint import set_suit_average; \
 set_suit_average('parlour/models/german_whist_v0', True)"
+# 2026-12-06 (docs/results.md, "stage 2 in canonical form, and expert iteration on
+# stage 1"): four DAgger runs from that model only for their data (one epoch of fit a
+# round; seeds 11 to 14); a refit of it to their 18 rounds with stage 2 read in canonical
+# form (ranks compressed, trumps first, plain suits in order: the manifest's
+# canonical_form), the epoch best on the runs' held-out decisions (13 of 15); then five
+# rounds of expert iteration, DAgger with the expert teacher (stage-1 labels where PIMC
+# over the network's own card plays another card; stage 2 exact). The data runs named
+# their source pretrained:german_whist_v0, which was runs/distil-256x2 then. The expert
+# iteration run was stopped after round 3 and continued with --resume --rounds 5.
+for S in 11 12; do
+    python -m parlour.training.dagger runs/distil-256x2 --run-dir runs/c/dag-$S \
+        --rounds 4 --games 4000 --epochs 1 --learning-rate 2e-4 --workers 1 \
+        --suit-symmetry --seed $S
+done
+for S in 13 14; do
+    python -m parlour.training.dagger runs/distil-256x2 --run-dir runs/c/dag-$S \
+        --rounds 5 --games 8000 --epochs 1 --learning-rate 2e-4 --workers 1 \
+        --suit-symmetry --seed $S
+done
+python -m parlour.training.distil runs/distil-256x2 --canonical-form \
+    --out runs/c/canon-256 --data runs/c/dag-11 runs/c/dag-12 runs/c/dag-13 \
+    runs/c/dag-14 --learning-rate 2e-4 --epochs 15 --patience 3
+python -m parlour.training.dagger runs/c/canon-256 --run-dir runs/c/exit \
+    --teacher expert --rounds 5 --games 10000 --epochs 3 --learning-rate 2e-4 \
+    --anchor 0.5 --anchor-fraction 1.0 --workers 2 --seed 31
+# evaluation on fresh deals (seeds 30101 to 30104; seeds 30001, 30002 and 30012 chose
+# the refit and the round)
+N=runs/c/exit/checkpoints/round-5
+parlour eval $N --vs random heuristic --games 2000 --duplicate --seed 30101 \
+    --stage2-quality 1000 --json runs/eval/new-30101.json
+parlour eval ckpt:$N@plain --env german_whist_v0 --exact --games 1000 --seed 30102
+parlour arena german_whist_v0 --agents ckpt:$N@plain solver --games 4000 --duplicate \
+    --seed 30103 --json runs/eval/new-s-30103.json
+python -m parlour.training.pretrained $N --command-file command.sh \
+    --eval-json runs/eval/new-30101-random.json runs/eval/new-30101-heuristic.json \
+    --card card.md --suit-average
