@@ -35,3 +35,24 @@ python -m parlour.training.pretrained runs/hm-dagger --command-file command.sh \
 # (the manifest's suit_average; docs/results.md, "averaging over the suit renamings")
 python -c "from parlour.training.checkpoint import set_suit_average; \
 set_suit_average('parlour/models/german_whist_v0.honeymoon', True)"
+# 2026-12-06 (docs/results.md, "stage 2 in canonical form"): two DAgger runs from that
+# model only for their data (one epoch of fit a round; seeds 41, 42; 413,386 decisive
+# stage-2 rows), then a refit of it with stage 2 read in canonical form (ranks
+# compressed, trumps first, plain suits in order: the manifest's canonical_form), the
+# epoch best on the runs' held-out decisions (10 of 10). The runs named their source
+# pretrained:german_whist_v0.honeymoon, which was runs/hm-dagger then.
+for S in 41 42; do
+    python -m parlour.training.dagger runs/hm-dagger --run-dir runs/c/hm-$S \
+        --rounds 3 --games 1500 --epochs 1 --learning-rate 2e-4 --workers 1 \
+        --suit-symmetry --seed $S
+done
+python -m parlour.training.distil runs/hm-dagger --canonical-form --out runs/c/hm-canon \
+    --data runs/c/hm-41 runs/c/hm-42 --learning-rate 2e-4 --epochs 10 --patience 3
+# evaluation on fresh deals (seeds 30201, 30202; one candidate, nothing chose on them)
+parlour eval ckpt:runs/c/hm-canon@plain --env german_whist_v0 --exact --games 200 \
+    --seed 30201
+parlour eval runs/c/hm-canon --vs random heuristic --games 1000 --duplicate \
+    --seed 30202 --json runs/eval/hm-30202.json
+python -m parlour.training.pretrained runs/c/hm-canon --command-file command.sh \
+    --eval-json runs/eval/hm-30202-random.json runs/eval/hm-30202-heuristic.json \
+    --card card.md --suit-average
