@@ -223,10 +223,11 @@ def tiny_table_drops(
     return kernel.dropped
 
 
-def without_canonical_form(name: str, out: Any) -> str:
-    """The shipped model ``name`` saved at ``out`` as a network that reads its positions
-    as they are (its manifest's ``canonical_form`` left out): a source for the fits that
-    rename suits at random, which a canonical network refuses."""
+def shipped_copy(name: str, out: Any, canonical_form: Any = None) -> str:
+    """The shipped model ``name`` saved at ``out`` with its manifest's
+    ``canonical_form`` set to the value given, or left out (None: a network that reads
+    its positions as they are, a source for the fits that rename suits at random,
+    which a canonical network refuses)."""
     from parlour.training import checkpoint as ckpt_io
     from parlour.training.dagger import _DROPPED
     from parlour.training.pretrained import named
@@ -234,4 +235,6 @@ def without_canonical_form(name: str, out: Any) -> str:
     loaded = ckpt_io.load(named(name))
     drop = (*_DROPPED, ckpt_io.CANONICAL_FORM)
     body = {k: v for k, v in loaded.manifest.items() if k not in drop}
+    if canonical_form is not None:
+        body[ckpt_io.CANONICAL_FORM] = canonical_form
     return str(ckpt_io.save(out, {"policy": loaded.tensors["policy"]}, body))

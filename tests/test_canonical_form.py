@@ -10,6 +10,7 @@ import json
 
 import numpy as np
 import pytest
+from helpers import shipped_copy
 
 from parlour import agents, envs
 from parlour.agents.base import Turn
@@ -143,18 +144,8 @@ def test_canonical_policy_reads_the_canonical_position_and_answers_in_real_cards
         make_policy(weights, "relu", "forty_fives_v0", game, canonical_form=True)
 
 
-def _flagged(tmp_path, value) -> str:
-    """The shipped German network saved with ``canonical_form: value``."""
-    loaded = ckpt_io.load(dagger._source_checkpoint(SOURCE))
-    body = {k: v for k, v in loaded.manifest.items() if k not in dagger._DROPPED}
-    body[ckpt_io.CANONICAL_FORM] = value
-    return str(
-        ckpt_io.save(tmp_path / "flagged", {"policy": loaded.tensors["policy"]}, body)
-    )
-
-
 def test_a_checkpoint_that_says_so_plays_the_canonical_network_legally(tmp_path):
-    path = _flagged(tmp_path, True)
+    path = shipped_copy(ENV, tmp_path / "flagged", True)
     agent = CheckpointAgent(path, ENV)
     assert isinstance(agent.policy, CanonicalPolicy)
     heuristic = agents.make("heuristic", ENV, seed=0)
@@ -174,7 +165,7 @@ def test_a_checkpoint_that_says_so_plays_the_canonical_network_legally(tmp_path)
 
 
 def test_a_manifest_value_that_is_not_a_bool_is_refused(tmp_path):
-    path = _flagged(tmp_path, "yes")
+    path = shipped_copy(ENV, tmp_path / "flagged", "yes")
     with pytest.raises(ckpt_io.CheckpointError, match="canonical_form must be true"):
         CheckpointAgent(path, ENV)
 

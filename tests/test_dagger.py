@@ -9,7 +9,7 @@ import json
 import numpy as np
 import pytest
 import torch
-from helpers import without_canonical_form
+from helpers import shipped_copy
 
 from parlour.agents.checkpoint import CheckpointAgent
 from parlour.training import checkpoint as ckpt_io
@@ -338,7 +338,7 @@ def test_suit_renaming_renames_observation_mask_and_optimal_moves(seed, variant)
 
 
 def test_suit_symmetry_fits_and_is_refused_where_suits_differ(tmp_path):
-    raw = without_canonical_form(ENV, tmp_path / "raw")
+    raw = shipped_copy(ENV, tmp_path / "raw")
     settings = tiny(source=raw, rounds=1, suit_symmetry=True)
     run = dagger.run(settings, tmp_path / "a", say=print)
     assert run.records[0]["held_out_optimal"] is not None
@@ -352,7 +352,7 @@ def test_a_run_stored_before_the_teacher_setting_resumes_with_the_exact_one(tmp_
     """Runs written before ``teacher`` (and ``canonical_form``) existed hold no such
     field: they resume with the exact solver, the only teacher there was, on the
     positions as they are."""
-    raw = without_canonical_form(ENV, tmp_path / "raw")
+    raw = shipped_copy(ENV, tmp_path / "raw")
     dagger.run(tiny(source=raw, rounds=1), tmp_path / "old", say=lambda _: None)
     stored = json.loads((tmp_path / "old" / dagger.SETTINGS).read_text())
     del stored["teacher"], stored["canonical_form"]

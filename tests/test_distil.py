@@ -10,7 +10,7 @@ import json
 import numpy as np
 import pytest
 import torch
-from helpers import without_canonical_form
+from helpers import shipped_copy
 
 from parlour.agents.checkpoint import CheckpointAgent
 from parlour.training import checkpoint as ckpt_io
@@ -96,7 +96,7 @@ def tiny(runs, **changes) -> distil.Settings:
 
 def test_run_writes_the_best_epoch_as_a_wider_checkpoint(runs, tmp_path):
     out = tmp_path / "wide"
-    raw = without_canonical_form(ENV, tmp_path / "raw")
+    raw = shipped_copy(ENV, tmp_path / "raw")
     settings = tiny(
         runs, source=raw, hidden=(320, 256, 256), suit_symmetry=True, epochs=3
     )

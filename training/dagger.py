@@ -80,6 +80,7 @@ from .policy import (
     PolicyAgent,
     actor_state,
     canonicalizer,
+    check_canonical_form,
     make_policy,
 )
 from .policy import suit_renamings as index_renamings
@@ -673,9 +674,7 @@ def check_settings(settings: Settings) -> ckpt_io.Checkpoint:
     env_name, options = loaded.env_name, loaded.env_options
     if settings.suit_symmetry:
         check_suit_symmetry(env_name)
-    check_canonical_form(
-        settings.canonical_form or loaded.canonical_form, settings, env_name
-    )
+    check_canonical_settings(settings, loaded)
     Teacher(settings.teacher, env_name, options)  # a teacher the env lacks
     if loaded.manifest.get("activation") not in ACTIVATIONS:
         raise ValueError(f"{settings.source}: unknown activation")
@@ -696,20 +695,30 @@ def check_settings(settings: Settings) -> ckpt_io.Checkpoint:
     return loaded
 
 
-def check_canonical_form(on: bool, settings: Any, env_name: str) -> None:
-    """ValueError (one line) where a run fits positions in their canonical form
-    (``on``: asked for, or the source's) in an env that has none, or also renames
-    their suits at random."""
-    if not on:
+def check_canonical_settings(settings: Any, loaded: ckpt_io.Checkpoint) -> None:
+    """ValueError (one line) where a run or refit (``settings``, from the source
+    ``loaded``) fits positions in their canonical form, asked for or the source's, in
+    an env that has none, or also renames their suits at random."""
+    if not (settings.canonical_form or loaded.canonical_form):
         return
-    if not envs.record(env_name).canonical_form:
-        canonicalizer(env_name, None)  # its one line
+    check_canonical_form(loaded.env_name)
     if settings.suit_symmetry:
         raise ValueError(
             "suit_symmetry renames the suits that canonical_form puts in order: "
             "choose one (the source reads canonical positions, or --canonical-form "
             "was given)"
         )
+
+
+def follow_source_form(
+    settings: Any, loaded: ckpt_io.Checkpoint, say: Callable[[str], None], what: str
+) -> Any:
+    """``settings`` with ``canonical_form`` on where the source ``loaded`` reads
+    canonical positions (its network's input), said once."""
+    if loaded.canonical_form and not settings.canonical_form:
+        say(f"the source reads positions in their canonical form: so does the {what}")
+        return dataclasses.replace(settings, canonical_form=True)
+    return settings
 
 
 def _stored(run_dir: Path) -> tuple[Settings | None, list[dict[str, Any]]]:
@@ -753,9 +762,7 @@ def run(
             "it holds, or choose another --run-dir"
         )
     loaded = check_settings(settings)
-    if loaded.canonical_form and not settings.canonical_form:
-        settings = dataclasses.replace(settings, canonical_form=True)
-        say("the source reads positions in their canonical form: so does the run")
+    settings = follow_source_form(settings, loaded, say, "run")
     env_name, options = loaded.env_name, loaded.env_options
     game = envs.make(env_name, raw=True, **options).game
     activation = loaded.manifest["activation"]
@@ -780,8 +787,17 @@ def run(
     if settings.suit_symmetry:
         renaming = suit_renamings(env_name, game)
     checkpoint = ckpt_io.resolve(path) if done else None
+
+    def fitted(data: RoundData) -> RoundData:
+        """A round's rows as the fit reads them (the disk keeps them as played)."""
+        if settings.canonical_form:
+            return canonical_rows(data, env_name, game)
+        return data
+
     # the rounds' kept decisions, read from disk once (a resumed run's earlier rounds)
-    parts = [RoundData.load(path / "data" / f"round-{i}.npz") for i in range(done)]
+    parts = [
+        fitted(RoundData.load(path / "data" / f"round-{i}.npz")) for i in range(done)
+    ]
     try:
         for r in range(done, settings.rounds):
             started = time.time()
@@ -790,10 +806,8 @@ def run(
             )
             data.save(path / "data" / f"round-{r}.npz")
             played = time.time() - started
-            parts.append(data)
+            parts.append(fitted(data))
             every = RoundData.concatenate(parts)
-            if settings.canonical_form:
-                every = canonical_rows(every, env_name, game)
             held = np.concatenate(
                 [held_out_rows(p, settings.seed, i) for i, p in enumerate(parts)]
             )

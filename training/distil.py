@@ -51,9 +51,10 @@ from .dagger import (
     RoundData,
     _source_checkpoint,
     canonical_rows,
-    check_canonical_form,
+    check_canonical_settings,
     check_suit_symmetry,
     fit_step,
+    follow_source_form,
     held_out_rows,
     suit_renamings,
 )
@@ -329,11 +330,7 @@ def check_settings(settings: Settings) -> ckpt_io.Checkpoint:
     loaded = ckpt_io.load(_source_checkpoint(settings.source))
     if settings.suit_symmetry:
         check_suit_symmetry(loaded.env_name)
-    check_canonical_form(
-        settings.canonical_form or loaded.canonical_form,
-        settings,
-        loaded.env_name,
-    )
+    check_canonical_settings(settings, loaded)
     if settings.hidden:
         if loaded.manifest.get("activation") != "relu":
             raise ValueError("hidden widens ReLU networks only")
@@ -349,9 +346,7 @@ def run(
     out = Path(out)
     ckpt_io.check_output_path(out, directory=True, what="output checkpoint")
     loaded = check_settings(settings)
-    if loaded.canonical_form and not settings.canonical_form:
-        settings = dataclasses.replace(settings, canonical_form=True)
-        say("the source reads positions in their canonical form: so does the refit")
+    settings = follow_source_form(settings, loaded, say, "refit")
     rows = load_runs(settings.data)
     game = envs.make(loaded.env_name, raw=True, **loaded.env_options).game
     if rows.data.observations.shape[1] != game.observation_size:

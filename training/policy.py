@@ -140,6 +140,19 @@ class CanonicalPolicy(NumpyPolicy):
         return np.take_along_axis(scores, np.argsort(action_index, axis=-1), axis=-1)
 
 
+def check_canonical_form(env_name: str) -> None:
+    """ValueError (one line) unless the env's record puts positions in a canonical
+    form (its ``canonical_form``)."""
+    from .. import envs
+
+    if not envs.record(env_name).canonical_form:
+        having = ", ".join(r.name for r in envs.records() if r.canonical_form)
+        raise ValueError(
+            f"{env_name} has no canonical form of its positions (a network's input); "
+            f"envs that have one: {having or 'none'}"
+        )
+
+
 def canonicalizer(
     env_name: str, game: Any
 ) -> Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]:
@@ -147,14 +160,8 @@ def canonicalizer(
     observations; ValueError (one line) for an env that has none."""
     from .. import envs
 
-    record = envs.record(env_name)
-    if not record.canonical_form:
-        having = ", ".join(r.name for r in envs.records() if r.canonical_form)
-        raise ValueError(
-            f"{env_name} has no canonical form of its positions (a network's input); "
-            f"envs that have one: {having or 'none'}"
-        )
-    return functools.partial(record.load("canonical_form"), game)
+    check_canonical_form(env_name)
+    return functools.partial(envs.record(env_name).load("canonical_form"), game)
 
 
 def make_policy(
