@@ -227,7 +227,7 @@ def test_distil_fits_canonical_rows_and_writes_the_flag(tmp_path):
     assert not (tmp_path / "bad").exists()
 
 
-def test_expert_teacher_labels_where_the_search_overrides_the_network():
+def test_expert_teacher_labels_where_the_search_overrides_the_network(monkeypatch):
     """The ``expert`` teacher: in stage 1 a label only where PIMC over the network's
     card plays a card of another class (the label is that class, without the
     network's card), in stage 2 the exact solver's optimal cards; a game's labels
@@ -250,6 +250,18 @@ def test_expert_teacher_labels_where_the_search_overrides_the_network():
     again = dagger._play_chunk((*args, jobs[3:], 1.0, 7, "expert"))
     tail = slice(len(data.decisive) - len(again.decisive), None)
     np.testing.assert_array_equal(again.targets, data.targets[tail])
+    # the teacher searches with the expert's budget: a margin above the samples never
+    # overrides the network, and stage 1 then has no labels (it had some in these games)
+    head = slice(0, len(data.decisive) - len(again.decisive))
+    assert first[head].any()
+    from parlour.envs.german_whist import hooks
+
+    above = hooks.EXPERT_SAMPLES["german"] + 1
+    monkeypatch.setitem(hooks.EXPERT_MARGIN, "german", above)
+    never = dagger._play_chunk((*args, jobs[:3], 1.0, 7, "expert"))
+    never_stage2 = never.observations[:, 8 * 52 + 8] > 0.5
+    assert not (never.decisive & ~never_stage2).any()
+    assert (never.decisive & never_stage2).any()
     # pimc_choice is what pimc_card plays
     game = envs.make(ENV, raw=True).game
     st, seat = next((s, p) for s, p in _decisions(game, 4, 2) if s.stage == 1)

@@ -77,6 +77,29 @@ def test_league_names_expert_by_its_network_and_its_search(monkeypatch):
     assert fewer != digest
 
 
+def test_german_whist_expert_searches_with_the_hooks_budget():
+    """German Whist's expert samples and margin are its hooks' (German: a margin of
+    its own, smaller than the default quarter; Honeymoon: the default)."""
+    from parlour.agents.solver.german_whist.pimc import default_margin
+    from parlour.envs.german_whist import hooks
+
+    german = agents.make("expert", "german_whist_v0", seed=0)
+    assert german.search_settings() == {
+        "samples": hooks.EXPERT_SAMPLES["german"],
+        "margin": hooks.EXPERT_MARGIN["german"],
+    }
+    quarter = default_margin(hooks.EXPERT_SAMPLES["german"])
+    assert hooks.EXPERT_MARGIN["german"] < quarter
+    honeymoon = agents.make(
+        "expert", "german_whist_v0", seed=0, env_options={"variant": "honeymoon"}
+    )
+    samples = hooks.EXPERT_SAMPLES["honeymoon"]
+    assert honeymoon.search_settings() == {
+        "samples": samples,
+        "margin": default_margin(samples),
+    }
+
+
 def test_trick_game_expert_settings_name_its_budget():
     from parlour.envs.fuenfzehnern import hooks
 

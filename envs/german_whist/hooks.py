@@ -64,8 +64,20 @@ def hidden_twins(game: Any, rng: np.random.Generator) -> Twins:
 #: averages under 0.1 s on a 2-core machine with the compiled stage-2 search (numba).
 #: Honeymoon's solves ask for the most tricks, three to four times the cost of
 #: German's one question; it sampled 4 deals with the pure-Python search, and 48 since
-#: the compiled one (50-65 ms a decision; against ``solver``, docs/results.md)
-EXPERT_SAMPLES = {"german": 16, "honeymoon": 48}
+#: the compiled one (50-65 ms a decision; against ``solver``, docs/results.md).
+#: German samples 128 since 2026-12-06 (16 before; docs/solvers.md has the sweep)
+EXPERT_SAMPLES = {"german": 128, "honeymoon": 48}
+#: how many more of those deals another card must win than the network's card before
+#: the expert plays it: German 4 of 128 (a 32nd; the sweep against ``solver`` found a
+#: smaller share stronger once the samples are many), Honeymoon `default_margin`'s
+#: quarter (None)
+EXPERT_MARGIN: dict[str, int | None] = {"german": 4, "honeymoon": None}
+
+
+def expert_search(game: Any) -> tuple[int, int | None]:
+    """The ``expert`` agent's stage-1 PIMC budget for a game: (samples, margin)."""
+    variant = "honeymoon" if game.honeymoon else "german"
+    return EXPERT_SAMPLES[variant], EXPERT_MARGIN[variant]
 
 
 def expert(network: Any, game: Any, seed: int | None) -> Any:
@@ -73,8 +85,8 @@ def expert(network: Any, game: Any, seed: int | None) -> Any:
     sampled deals, stage 2 solved exactly, clearly favour another), stage 2 exactly."""
     from ...agents.solver.german_whist import PIMCAgent
 
-    samples = EXPERT_SAMPLES["honeymoon" if game.honeymoon else "german"]
-    return PIMCAgent(samples, seed=seed, base_agent=network)
+    samples, margin = expert_search(game)
+    return PIMCAgent(samples, seed=seed, base_agent=network, margin=margin)
 
 
 def expert_labels(
@@ -89,6 +101,6 @@ def expert_labels(
 
     if state.stage == 2:
         return optimal_moves(game, state)
-    samples = EXPERT_SAMPLES["honeymoon" if game.honeymoon else "german"]
-    cards, overridden = pimc_choice(game, state, seat, samples, rng, base=move)
+    samples, margin = expert_search(game)
+    cards, overridden = pimc_choice(game, state, seat, samples, rng, move, margin)
     return sorted(cards) if overridden else None
