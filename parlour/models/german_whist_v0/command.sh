@@ -73,3 +73,30 @@ parlour arena german_whist_v0 --agents ckpt:$N@plain solver --games 4000 --dupli
 python -m parlour.training.pretrained $N --command-file command.sh \
     --eval-json runs/eval/new-30101-random.json runs/eval/new-30101-heuristic.json \
     --card card.md --suit-average
+# 2026-12-06, later (docs/results.md, "a stronger expert, and expert iteration under
+# it"): expert's German budget raised to 128 samples with a margin of 4
+# (envs/german_whist/hooks.py; the teacher searches with it), and four more rounds of
+# expert iteration from the model above (pretrained:german_whist_v0 was
+# runs/c/exit/checkpoints/round-5 then). The run was made with --rounds 4, then continued
+# with --resume --rounds 5; seed 30012 chose round 4 among the five.
+python -m parlour.training.dagger pretrained:german_whist_v0 --run-dir runs/c/exit128 \
+    --teacher expert --rounds 4 --games 4000 --epochs 3 --learning-rate 2e-4 \
+    --anchor 0.5 --anchor-fraction 1.0 --workers 2 --seed 32
+# evaluation on fresh deals (seeds 30301 to 30305; 30012 chose the round)
+N=runs/c/exit128/checkpoints/round-4
+parlour eval $N --vs random heuristic --games 2000 --duplicate --seed 30301 \
+    --stage2-quality 1000 --json runs/eval/n4-30301.json
+parlour eval ckpt:$N@plain --env german_whist_v0 --exact --games 1000 --seed 30302
+parlour arena german_whist_v0 --agents ckpt:$N@plain solver --games 4000 --duplicate \
+    --seed 30303 --json runs/eval/n4-s-30303.json
+parlour arena german_whist_v0 --agents ckpt:$N@sym solver --games 4000 --duplicate \
+    --seed 30303 --json runs/eval/n4-ssym-30303.json
+parlour arena german_whist_v0 --agents ckpt:$N@sym heuristic --games 2000 --duplicate \
+    --seed 30301 --json runs/eval/n4-hsym-30301.json
+python -m parlour.training.pretrained $N --command-file command.sh \
+    --eval-json runs/eval/n4-30301-random.json runs/eval/n4-30301-heuristic.json \
+    --card card.md --suit-average
+parlour arena german_whist_v0 --agents expert solver --games 2000 --duplicate \
+    --seed 30304 --json runs/eval/expert-s-30304.json
+parlour arena german_whist_v0 --agents expert solver --games 400 --duplicate \
+    --seed 30305 --json runs/eval/expert-s-30305.json
