@@ -228,8 +228,9 @@ def run_arena(
     ``executor="ray"`` plays chunks of deals as Ray tasks (`parlour.training.
     distributed`: a local Ray of its own, or the cluster at ``address``; ``ray_init``
     adds `ray.init` keyword arguments); it takes spec strings only, and the result is
-    the local one, game for game. ``on_game(played)`` is called after each game
-    (over Ray: for each game of a chunk as the chunk comes back, in deal order).
+    the local one, game for game. ``on_game(played)`` is called after each game, just
+    before the result counts it (over Ray: for each game of a chunk as the chunk comes
+    back, in deal order).
     ``backend=`` is the old name of ``executor=`` (deprecated). ``held_out=True``
     seeds the deals at or above `training.selfplay.TRAIN_SEED_LIMIT`, where self-play
     never draws: deals no training run played. Ctrl-C while the games are played
@@ -298,13 +299,15 @@ def run_arena(
 
     def keep(rows: Sequence[tuple[int, float, float, float]]) -> None:
         for d, c, f, w in rows:
+            # on_game first: what it keeps of the game (a record) is never behind the
+            # result when Ctrl-C comes between the two
+            if on_game is not None:
+                on_game(len(result.deal_index) + 1)
             result.deal_index.append(d)
             result.candidate_scores.append(c)
             result.field_scores.append(f)
             result.candidate_wins.append(w)
             result.games = len(result.deal_index)
-            if on_game is not None:
-                on_game(result.games)
 
     try:
         if executor == "local":
