@@ -238,10 +238,14 @@ def test_expert_teacher_labels_where_the_search_overrides_the_network(monkeypatc
     state = ckpt_io.to_numpy(loaded.tensors["policy"])
     args = (ENV, {}, state, "relu", False)
     jobs = [(s, [True, False], "heuristic") for s in dagger.round_seeds(5, 0, 6)]
+
+    def stage1_and_2(rows):  # decisive rows of each stage (8n + 8: the stage-2 flag)
+        stage2 = rows.observations[:, 8 * 52 + 8] > 0.5
+        return rows.decisive & ~stage2, rows.decisive & stage2
+
     data = dagger._play_chunk((*args, jobs, 1.0, 7, "expert"))
-    stage2 = data.observations[:, 8 * 52 + 8] > 0.5
-    first = data.decisive & ~stage2
-    assert first.any() and (data.decisive & stage2).any()
+    first, second = stage1_and_2(data)
+    assert first.any() and second.any()
     # the network's own card is never in a stage-1 label: it was overridden
     network = CheckpointAgent(str(loaded.path), ENV, suit_average=False).policy
     picks = network.logits(data.observations[first])
@@ -258,10 +262,10 @@ def test_expert_teacher_labels_where_the_search_overrides_the_network(monkeypatc
 
     above = hooks.EXPERT_SAMPLES["german"] + 1
     monkeypatch.setitem(hooks.EXPERT_MARGIN, "german", above)
-    never = dagger._play_chunk((*args, jobs[:3], 1.0, 7, "expert"))
-    never_stage2 = never.observations[:, 8 * 52 + 8] > 0.5
-    assert not (never.decisive & ~never_stage2).any()
-    assert (never.decisive & never_stage2).any()
+    never_first, never_second = stage1_and_2(
+        dagger._play_chunk((*args, jobs[:3], 1.0, 7, "expert"))
+    )
+    assert not never_first.any() and never_second.any()
     # pimc_choice is what pimc_card plays
     game = envs.make(ENV, raw=True).game
     st, seat = next((s, p) for s, p in _decisions(game, 4, 2) if s.stage == 1)
